@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * pmclog: sampling profiler with tracking of dynamically loaded objects.
+ *
+ * This header is the whole contract between the kernel module (kmod/) and
+ * userland (tools/pmclog/): the records read from /dev/pmclog and the
+ * ioctls that configure a log.  It is the only file both sides include.
+ *
+ * Versioning.  PMCLOG_ABI_MAJOR changes when an existing record or ioctl
+ * changes meaning or layout; readers refuse a log whose major they do not
+ * know.  PMCLOG_ABI_MINOR changes when something is appended: a record
+ * type, a field at the end of a record or of an ioctl argument, a flag.
+ * Old readers skip record types they do not know and ignore bytes past the
+ * fields they know.  PMCLOG_ABI_PATCH changes for fixes that change no byte.
+ *
+ * Records.  A log is a sequence of records, each starting with a
+ * struct pmclog_header.  Record lengths are multiples of 8 and every
+ * record starts 8-byte aligned in the stream.  Integers are in the byte
+ * order of the machine that wrote the log.  Types are only ever appended.
+ * Strings (paths, names) are NUL-terminated and the record is padded with
+ * NULs to its length.  The first record of a log is INITIALIZE, the last
+ * one is CLOSELOG.
+ *
+ * Order.  Records that one CPU produces are in the stream in the order of
+ * their timestamps.  Samples wait in a small per-CPU buffer (the module
+ * parameter nsamples) until that CPU next drains it, at most one scheduler
+ * tick later, while records about the address space (MAP_IN, MAP_OUT,
+ * PROC*) are written when the change happens.  Readers that attribute
+ * samples to objects therefore process the stream in (tstamp, position)
+ * order; a record never appears after a record that was written more than
+ * one drain interval later.
+ *
+ * Reading.  read(2) returns whole records only, as many as fit in the
+ * buffer; a buffer too small for the next record fails with EINVAL.
+ * poll(2) reports POLLIN when a record is waiting.  After
+ * PMCLOG_IOC_STOP the log ends with CLOSELOG and read(2) then returns 0.
+ * When the reader falls behind, the kernel drops records (never blocks)
+ * and says how many in the next DROPNOTIFY.
+ */
+#ifndef _UAPI_LINUX_PMCLOG_H
+#define _UAPI_LINUX_PMCLOG_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define PMCLOG_ABI_MAJOR	1
+#define PMCLOG_ABI_MINOR	0
+#define PMCLOG_ABI_PATCH	0
+
+/* Packed ABI version, as in INITIALIZE's abi_version: 0xMMmmpppp. */
+#define PMCLOG_ABI_VERSION(major, minor, patch) \
+	((((__u32)(major) & 0xff) << 24) | (((__u32)(minor) & 0xff) << 16) | \
+	 ((__u32)(patch) & 0xffff))
+#define PMCLOG_ABI_VERSION_MAJOR(v)	(((__u32)(v) >> 24) & 0xff)
+#define PMCLOG_ABI_VERSION_MINOR(v)	(((__u32)(v) >> 16) & 0xff)
+#define PMCLOG_ABI_VERSION_PATCH(v)	((__u32)(v) & 0xffff)
+#define PMCLOG_ABI_CURRENT \
+	PMCLOG_ABI_VERSION(PMCLOG_ABI_MAJOR, PMCLOG_ABI_MINOR, PMCLOG_ABI_PATCH)
+
+#define PMCLOG_DEVICE_PATH	"/dev/pmclog"
+
+/*
+ * Record header, 16 bytes, at the start of every record.
+ *
+ *   magic   PMCLOG_HEADER_MAGIC
+ *   type    enum pmclog_type
+ *   length  bytes in the whole record, header included; a multiple of 8,
+ *           at least the size of the record's structure below
+ *   cpu     CPU that produced the record
+ *   flags   PMCLOG_HF_*
+ *   pmcid   PMCALLOCATE, PCSAMPLE: the PMC the record is about; 0 otherwise
+ *   tstamp  nanoseconds on the clock named in INITIALIZE
+ */
+struct pmclog_header {
+	__u8	magic;
+	__u8	type;
+	__u16	length;
+	__u16	cpu;
+	__u8	flags;
+	__u8	pmcid;
+	__u64	tstamp;
+};
+
+#define PMCLOG_HEADER_MAGIC	0xeeU
+#define PMCLOG_RECORD_ALIGN	8U
+#define PMCLOG_RECORD_MAX	65528U	/* largest multiple of 8 in a __u16 */
+
+/* Header flags. */
+#define PMCLOG_HF_USER		0x01U	/* PCSAMPLE: the CPU was in user mode */
+
+enum pmclog_type {
+	/* ABI 1.0 */
+	PMCLOG_TYPE_INITIALIZE	= 1,
+	PMCLOG_TYPE_CLOSELOG	= 2,
+	PMCLOG_TYPE_PMCALLOCATE	= 3,
+	PMCLOG_TYPE_PCSAMPLE	= 4,
+	PMCLOG_TYPE_MAP_IN	= 5,
+	PMCLOG_TYPE_MAP_OUT	= 6,
+	PMCLOG_TYPE_PROCEXEC	= 7,
+	PMCLOG_TYPE_PROCFORK	= 8,
+	PMCLOG_TYPE_PROCEXIT	= 9,
+	PMCLOG_TYPE_DROPNOTIFY	= 10,
+	/* Append new types here, and bump PMCLOG_ABI_MINOR. */
+	PMCLOG_TYPE_MAX_KNOWN	= PMCLOG_TYPE_DROPNOTIFY,
+};
+
+/* The pid of records about the kernel and its modules (MAP_IN, MAP_OUT). */
+#define PMCLOG_PID_KERNEL	0xffffffffU
+
+/*
+ * INITIALIZE, 56 bytes: the first record of a log.
+ *
+ *   abi_version   PMCLOG_ABI_VERSION() of the module that wrote the log
+ *   ncpus         nr_cpu_ids: every cpu field is below it
+ *   clock         PMCLOG_CLOCK_*: the clock of every tstamp
+ *   cpu_vendor    PMCLOG_CPU_VENDOR_*
+ *   cpu_family, cpu_model, cpu_stepping   as in /proc/cpuinfo (x86)
+ *   pmu           PMCLOG_PMU_*: the hardware PMU the module found, if any
+ *   realtime_ns   CLOCK_REALTIME at the same moment as header.tstamp, so
+ *                 that a report can print wall-clock dates
+ *   cpu_id        CPUID vendor string ("GenuineIntel"), NUL-padded
+ */
+struct pmclog_initialize {
+	struct pmclog_header header;
+	__u32	abi_version;
+	__u32	ncpus;
+	__u16	clock;
+	__u8	cpu_vendor;
+	__u8	cpu_family;
+	__u8	cpu_model;
+	__u8	cpu_stepping;
+	__u16	pmu;
+	__u64	realtime_ns;
+	char	cpu_id[16];
+};
+
+#define PMCLOG_CLOCK_MONOTONIC	1	/* CLOCK_MONOTONIC, read NMI-safe */
+
+#define PMCLOG_CPU_VENDOR_UNKNOWN	0
+#define PMCLOG_CPU_VENDOR_INTEL		1
+#define PMCLOG_CPU_VENDOR_AMD		2
+
+#define PMCLOG_PMU_NONE		0	/* no usable hardware PMU */
+#define PMCLOG_PMU_INTEL_ARCH	1	/* Intel architectural perfmon */
+#define PMCLOG_PMU_AMD_CORE	2	/* AMD perfctr_core (0xc0010200) */
+#define PMCLOG_PMU_AMD_K7	3	/* AMD legacy counters (0xc0010000) */
+
+/*
+ * CLOSELOG, 40 bytes: the last record of a log.  Totals over the whole
+ * log, so that a reader can check that what it saw adds up:
+ *
+ *   samples          samples the sources took, dropped ones included
+ *   samples_dropped  samples lost because a per-CPU buffer was full
+ *   records_dropped  records lost because the log was full (reader too slow)
+ *
+ * A complete log holds samples - samples_dropped - (PCSAMPLE records among
+ * records_dropped) PCSAMPLE records; the DROPNOTIFY records sum to the two
+ * dropped totals.
+ */
+struct pmclog_closelog {
+	struct pmclog_header header;
+	__u64	samples;
+	__u64	samples_dropped;
+	__u64	records_dropped;
+};
+
+/*
+ * PMCALLOCATE, 72 bytes: a sampling PMC was allocated; header.pmcid is its
+ * id in PCSAMPLE records.
+ *
+ *   event    PMCLOG_EV_*
+ *   flags    PMCLOG_PMC_F_*
+ *   config   PMCLOG_EV_RAW: the event select (vendor encoding); else 0
+ *   period   events (nanoseconds for cpu-clock) between samples, or the
+ *            target rate in Hz with PMCLOG_PMC_F_FREQ
+ *   name     event name, NUL-padded ("cpu-clock", "cycles", "r01c2:u")
+ */
+struct pmclog_pmcallocate {
+	struct pmclog_header header;
+	__u32	event;
+	__u32	flags;
+	__u64	config;
+	__u64	period;
+	char	name[32];
+};
+
+/*
+ * PCSAMPLE, 32 bytes: the PC of an interrupted thread.  header.cpu is the
+ * CPU, header.pmcid the PMC, PMCLOG_HF_USER in header.flags says user mode.
+ * pid and tid are in the initial pid namespace; pid 0 is the idle task.
+ */
+struct pmclog_pcsample {
+	struct pmclog_header header;
+	__u32	pid;
+	__u32	tid;
+	__u64	pc;
+};
+
+/*
+ * MAP_IN, 48 bytes + path: [start, end) of process pid now holds
+ * executable code read from path, start being at byte offset of the file.
+ *
+ *   pid      process, or PMCLOG_PID_KERNEL for the kernel image and modules
+ *   flags    PMCLOG_MAP_F_*
+ *   start    first byte
+ *   end      first byte past the mapping
+ *   offset   file offset of start, in bytes
+ *   path     NUL-terminated; "[kernel]" or a module name for pid -1,
+ *            "[anon exec]" for PMCLOG_MAP_F_ANON
+ */
+struct pmclog_map_in {
+	struct pmclog_header header;
+	__u32	pid;
+	__u32	flags;
+	__u64	start;
+	__u64	end;
+	__u64	offset;
+	char	path[];
+};
+
+#define PMCLOG_MAP_F_ANON	0x1U	/* anonymous executable memory (JIT) */
+#define PMCLOG_MAP_F_KMODULE	0x2U	/* a kernel module's section */
+#define PMCLOG_MAP_F_INITIAL	0x4U	/* already there when the log started */
+
+/* MAP_OUT, 40 bytes: [start, end) of pid no longer holds code. */
+struct pmclog_map_out {
+	struct pmclog_header header;
+	__u32	pid;
+	__u32	__reserved;
+	__u64	start;
+	__u64	end;
+};
+
+/* PROCEXEC, 24 bytes + path: pid replaced its image with path. */
+struct pmclog_procexec {
+	struct pmclog_header header;
+	__u32	pid;
+	__u32	__reserved;
+	char	path[];
+};
+
+/* PROCFORK, 24 bytes: ppid created the process pid. */
+struct pmclog_procfork {
+	struct pmclog_header header;
+	__u32	ppid;
+	__u32	pid;
+};
+
+/* PROCEXIT, 24 bytes: the last thread of pid exited with status. */
+struct pmclog_procexit {
+	struct pmclog_header header;
+	__u32	pid;
+	__u32	status;	/* as wait(2) reports it */
+};
+
+/*
+ * DROPNOTIFY, 32 bytes: what header.cpu lost since its previous
+ * DROPNOTIFY.  Written before the next record that CPU manages to log.
+ */
+struct pmclog_dropnotify {
+	struct pmclog_header header;
+	__u64	samples;	/* the per-CPU sample buffer was full */
+	__u64	records;	/* the log was full */
+};
+
+/* ------------------------------------------------------------------ */
+/* Events                                                             */
+
+enum pmclog_event {
+	PMCLOG_EV_CPU_CLOCK		= 1,	/* per-CPU hrtimer */
+	PMCLOG_EV_CYCLES		= 2,
+	PMCLOG_EV_INSTRUCTIONS		= 3,
+	PMCLOG_EV_REF_CYCLES		= 4,
+	PMCLOG_EV_BRANCHES		= 5,
+	PMCLOG_EV_BRANCH_MISSES		= 6,
+	PMCLOG_EV_CACHE_REFERENCES	= 7,
+	PMCLOG_EV_CACHE_MISSES		= 8,
+	PMCLOG_EV_RAW			= 9,	/* config is the event select */
+	PMCLOG_EV_MAX_KNOWN		= PMCLOG_EV_RAW,
+};
+
+#define PMCLOG_PMC_F_FREQ	0x1U	/* period is a rate in Hz */
+#define PMCLOG_PMC_F_USER	0x2U	/* count in user mode */
+#define PMCLOG_PMC_F_KERNEL	0x4U	/* count in kernel mode */
+#define PMCLOG_PMC_F_ALL	0x7U
+
+/* ------------------------------------------------------------------ */
+/* ioctls                                                              */
+
+/*
+ * The argument structures only grow at the end.  The kernel takes the
+ * size of the caller's structure from the ioctl number (_IOC_SIZE): a
+ * shorter, older structure reads as if the missing fields were zero, and
+ * a longer one is refused with E2BIG unless its extra bytes are zero.
+ * Fields named __reserved must be zero.  Unknown commands fail with ENOTTY.
+ *
+ * A log goes through: open -> ALLOCATE (one or more) -> ATTACH -> START
+ * -> STOP -> read until read(2) returns 0 -> close.  Closing the file at
+ * any point stops sampling and frees everything.
+ */
+#define PMCLOG_IOC_MAGIC	0xe6
+
+/* PMCLOG_IOC_GET_VERSION: the module's ABI version. */
+struct pmclog_version {
+	__u32	abi_version;	/* PMCLOG_ABI_VERSION() */
+	__u32	__reserved;
+};
+
+/*
+ * PMCLOG_IOC_ALLOCATE: add a sampling PMC to the log, before START.
+ *
+ *   in:  event, flags, config and period as in PMCALLOCATE; period 0 with
+ *        PMCLOG_PMC_F_FREQ is refused; flags without USER or KERNEL mean
+ *        both
+ *   out: pmcid, the id PCSAMPLE records carry
+ *
+ * Fails with ENODEV (and writes nothing) when the event needs a hardware
+ * PMU this machine does not have, with EBUSY when every counter is taken,
+ * with EINVAL for an unknown event, flag or a period out of range.
+ */
+struct pmclog_alloc {
+	__u32	event;
+	__u32	flags;
+	__u64	config;
+	__u64	period;
+	__u32	pmcid;
+	__u32	__reserved;
+};
+
+/*
+ * PMCLOG_IOC_ATTACH: say whose samples the log wants, before START.
+ *
+ *   PMCLOG_ATTACH_SYSTEM: every CPU, every task; pid must be 0
+ *   PMCLOG_ATTACH_PROCESS: the threads of process pid (in the caller's
+ *   pid namespace), from now on, including threads it creates later
+ *   PMCLOG_ATTACH_F_CHILDREN: with PROCESS, also its descendants
+ */
+struct pmclog_attach {
+	__u32	mode;
+	__u32	flags;
+	__u32	pid;
+	__u32	__reserved;
+};
+
+#define PMCLOG_ATTACH_SYSTEM		1
+#define PMCLOG_ATTACH_PROCESS		2
+#define PMCLOG_ATTACH_F_CHILDREN	0x1U
+
+#define PMCLOG_IOC_GET_VERSION	_IOR(PMCLOG_IOC_MAGIC, 0x00, struct pmclog_version)
+#define PMCLOG_IOC_ALLOCATE	_IOWR(PMCLOG_IOC_MAGIC, 0x01, struct pmclog_alloc)
+#define PMCLOG_IOC_ATTACH	_IOW(PMCLOG_IOC_MAGIC, 0x02, struct pmclog_attach)
+#define PMCLOG_IOC_START	_IO(PMCLOG_IOC_MAGIC, 0x03)
+#define PMCLOG_IOC_STOP		_IO(PMCLOG_IOC_MAGIC, 0x04)
+
+/*
+ * Layout checks, compiled by both sides: the kernel includes this header
+ * with __KERNEL__ (static_assert from linux/build_bug.h), userland with
+ * C11 _Static_assert.
+ */
+#ifdef __KERNEL__
+#include <linux/build_bug.h>
+#define __PMCLOG_ASSERT(e, m)	static_assert(e, m)
+#else
+#define __PMCLOG_ASSERT(e, m)	_Static_assert(e, m)
+#endif
+#define __PMCLOG_OFFSET(t, f)	__builtin_offsetof(struct t, f)
+
+__PMCLOG_ASSERT(sizeof(struct pmclog_header) == 16, "header");
+__PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_header, length) == 2, "header.length");
+__PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_header, cpu) == 4, "header.cpu");
+__PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_header, pmcid) == 7, "header.pmcid");
+__PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_header, tstamp) == 8, "header.tstamp");
+__PMCLOG_ASSERT(sizeof(struct pmclog_initialize) == 56, "INITIALIZE");
+__PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_initialize, realtime_ns) == 32, "INITIALIZE.realtime_ns");
+__PMCLOG_ASSERT(sizeof(struct pmclog_closelog) == 40, "CLOSELOG");
+__PMCLOG_ASSERT(sizeof(struct pmclog_pmcallocate) == 72, "PMCALLOCATE");
+__PMCLOG_ASSERT(sizeof(struct pmclog_pcsample) == 32, "PCSAMPLE");
+__PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_pcsample, pc) == 24, "PCSAMPLE.pc");
+__PMCLOG_ASSERT(sizeof(struct pmclog_map_in) == 48, "MAP_IN");
+__PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_map_in, path) == 48, "MAP_IN.path");
+__PMCLOG_ASSERT(sizeof(struct pmclog_map_out) == 40, "MAP_OUT");
+__PMCLOG_ASSERT(sizeof(struct pmclog_procexec) == 24, "PROCEXEC");
+__PMCLOG_ASSERT(sizeof(struct pmclog_procfork) == 24, "PROCFORK");
+__PMCLOG_ASSERT(sizeof(struct pmclog_procexit) == 24, "PROCEXIT");
+__PMCLOG_ASSERT(sizeof(struct pmclog_dropnotify) == 32, "DROPNOTIFY");
+__PMCLOG_ASSERT(sizeof(struct pmclog_version) == 8, "pmclog_version");
+__PMCLOG_ASSERT(sizeof(struct pmclog_alloc) == 32, "pmclog_alloc");
+__PMCLOG_ASSERT(sizeof(struct pmclog_attach) == 16, "pmclog_attach");
+
+#undef __PMCLOG_OFFSET
+#undef __PMCLOG_ASSERT
+
+#endif /* _UAPI_LINUX_PMCLOG_H */
