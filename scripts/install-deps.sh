@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the Debian packages that building pmclog and running its tests
+# need, and only those that are missing.  Idempotent; a no-op (well under
+# a second) when everything is there, so 'make check' can always call it.
+#
+#   KERNELS="6.1-cloud 6.12-cloud" scripts/install-deps.sh
+#
+# KERNELS (default 6.1-cloud) names the test kernels whose headers the
+# VM tests build the module against; see tests/vm/kernels.sh.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tests/vm/kernels.sh
+. "$repo/tests/vm/kernels.sh"
+
+base_packages=(
+	build-essential gcc make pkg-config
+	libelf-dev zlib1g-dev libcmocka-dev
+	qemu-system-x86 busybox-static cpio xz-utils kmod
+)
+
+say() { echo "install-deps: $*"; }
+
+# Packages from the arguments that dpkg does not list as installed.
+missing_packages() {
+	local installed
+	# One dpkg-query for all: fast, and unknown names just print nothing.
+	installed=$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' "$@" 2>/dev/null |
+		awk '$2 == "ii" { print $1 }' || true)
+	local p
+	for p in "$@"; do
+		grep -qxF "$p" <<<"$installed" || echo "$p"
+	done
+}
+
+# Run a command as root: directly, through sudo, or not at all.
+as_root() {
+	if ((EUID == 0)); then
+		"$@"
+	elif command -v sudo >/dev/null; then
+		sudo "$@"
+	else
+		return 127
+	fi
+}
+
+headers_packages() {
+	local spec rel
+	for spec in ${KERNELS:-6.1-cloud}; do
+		if ! rel=$(kernel_resolve "$spec"); then
+			return 1
+		fi
+		echo "linux-headers-$rel"
+	done
+}
+
+main() {
+	local -a want missing
+	local headers updated=0
+
+	# Resolving a kernel spec needs apt's package lists; a fresh
+	# container has none, so update once and retry.
+	if ! headers=$(headers_packages 2>/dev/null); then
+		say "refreshing the package lists to resolve KERNELS='${KERNELS:-6.1-cloud}'"
+		as_root apt-get update -q || true
+		updated=1
+		headers=$(headers_packages) || exit 1
+	fi
+	# shellcheck disable=SC2206 # package names have no spaces
+	want=("${base_packages[@]}" $headers)
+	mapfile -t missing < <(missing_packages "${want[@]}")
+	((${#missing[@]} == 0)) && return 0
+
+	say "installing: ${missing[*]}"
+	if ((EUID != 0)) && ! command -v sudo >/dev/null; then
+		say "not root and no sudo: as root, run" >&2
+		say "  apt-get install -y ${missing[*]}" >&2
+		exit 1
+	fi
+	((updated)) || as_root apt-get update -q
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+
+	mapfile -t missing < <(missing_packages "${want[@]}")
+	if ((${#missing[@]})); then
+		say "still missing after apt-get install: ${missing[*]}" >&2
+		exit 1
+	fi
+}
+
+main "$@"
