@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmclog internals shared by the files of the module.
+ *
+ * One open of /dev/pmclog is one owner (hwpmc's "owner"): it has a log
+ * buffer, up to PMCLOG_MAX_PMCS sampling PMCs and, for each CPU, a small
+ * ring of samples.  The path of a sample:
+ *
+ *   PMC interrupt (hrtimer, NMI) -> pmclog_sample_take()  [this CPU's ring]
+ *   next tick -> lazy irq_work   -> pmclog_sample_drain() [the owner's log]
+ *   read(2)                      -> pmclog_log_read()     [userland]
+ */
+#ifndef _PMCLOG_H
+#define _PMCLOG_H
+
+#include <linux/irq_work.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <asm/local.h>
+#include <asm/local64.h>
+
+#include "../include/uapi/linux/pmclog.h"
+
+#define PMCLOG_MAX_PMCS		8
+
+/* Module parameters, fixed once the module is loaded (pmclog_main.c). */
+extern unsigned int pmclog_nsamples;
+extern unsigned int pmclog_logbuffersize;	/* KiB */
+
+/* Timestamps of every record: CLOCK_MONOTONIC, readable in NMI. */
+static inline u64 pmclog_clock(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
+/* ---------------------------------------------------------------- */
+/* Log buffer (pmclog_log.c)                                        */
+
+/*
+ * A byte ring of whole records.  Writers (any context but NMI) serialise
+ * on @lock; the single reader (read_mutex) owns @tail.  Bytes in
+ * [tail, head) are complete records that no writer touches.
+ */
+struct pmclog_log {
+	raw_spinlock_t		lock;
+	char			*buf;
+	u64			size;		/* power of two */
+	u64			head;		/* written; under lock */
+	u64			tail;		/* consumed; reader only */
+	bool			closed;		/* CLOSELOG is in; under lock */
+
+	/* Losses not yet told in a DROPNOTIFY, per CPU; under lock. */
+	u64			*pend_samples;
+	u64			*pend_records;
+	cpumask_var_t		pend_cpus;
+	u64			records_dropped;	/* whole log; under lock */
+
+	struct mutex		read_mutex;
+	wait_queue_head_t	wait;
+	struct timer_list	wake_timer;	/* bounds wake-up latency */
+};
+
+int pmclog_log_init(struct pmclog_log *log, size_t size);
+void pmclog_log_destroy(struct pmclog_log *log);
+void pmclog_hdr_init(struct pmclog_header *h, unsigned int type,
+		     size_t len, unsigned int cpu, u64 tstamp);
+int pmclog_log_write(struct pmclog_log *log, const void *rec);
+int pmclog_log_write_locked(struct pmclog_log *log, const void *rec);
+void pmclog_log_add_sample_drops(struct pmclog_log *log, unsigned int cpu,
+				 u64 n);
+void pmclog_log_kick(struct pmclog_log *log);
+void pmclog_log_close(struct pmclog_log *log, u64 samples,
+		      u64 samples_dropped);
+ssize_t pmclog_log_read(struct pmclog_log *log, char __user *ubuf,
+			size_t count, bool nonblock);
+bool pmclog_log_readable(struct pmclog_log *log);
+
+/* ---------------------------------------------------------------- */
+/* Owners, PMCs and sampling sources                                */
+
+struct file;
+struct pmclog_pmc;
+struct pt_regs;
+
+/*
+ * A sampling source.  alloc/free/start/stop run in process context with
+ * the owner's mutex held.  When stop() returns, no handler of the PMC
+ * runs or will run on any CPU.
+ */
+struct pmclog_source_ops {
+	const char	*name;
+	int		(*alloc)(struct pmclog_pmc *pmc);
+	void		(*free)(struct pmclog_pmc *pmc);
+	int		(*start)(struct pmclog_pmc *pmc);
+	void		(*stop)(struct pmclog_pmc *pmc);
+};
+
+struct pmclog_pmc {
+	struct pmclog_owner		*owner;
+	const struct pmclog_source_ops	*ops;
+	u8				id;
+	u32				event;
+	u32				flags;
+	u64				config;
+	u64				period;	/* or Hz, PMCLOG_PMC_F_FREQ */
+	void				*priv;	/* the source's */
+};
+
+/* A sample waiting in a per-CPU ring. */
+struct pmclog_sample {
+	u64	tstamp;
+	u64	pc;
+	u32	pid;
+	u32	tid;
+	u8	pmcid;
+	u8	flags;		/* PMCLOG_HF_* */
+};
+
+/*
+ * Per owner, per CPU.  Producers are the interrupt handlers of the PMCs on
+ * that CPU (hardirq and NMI, which may nest), consumers the drain work on
+ * that CPU, or anyone once the producers are stopped.
+ */
+struct pmclog_cpu {
+	struct pmclog_owner	*owner;
+	unsigned int		cpu;
+	unsigned int		nsamples;
+	local_t			head;		/* reserved by producers */
+	unsigned long		tail;		/* consumed by the drainer */
+	local64_t		samples;	/* taken, dropped included */
+	local64_t		dropped;	/* ring was full */
+	u64			dropped_told;	/* drainer only */
+	struct irq_work		drain_work;
+	struct pmclog_sample	ring[];
+};
+
+enum pmclog_state {
+	PMCLOG_STATE_NEW,	/* PMCs may be allocated */
+	PMCLOG_STATE_ATTACHED,	/* target chosen */
+	PMCLOG_STATE_RUNNING,
+	PMCLOG_STATE_STOPPED,	/* CLOSELOG written; the log only drains */
+};
+
+struct pmclog_owner {
+	struct mutex		lock;		/* ioctls, state changes */
+	enum pmclog_state	state;
+	u32			mode;		/* PMCLOG_ATTACH_* */
+	struct pid		*target;	/* PMCLOG_ATTACH_PROCESS */
+	bool			kernel_addrs;	/* opener may see them */
+	unsigned int		npmcs;
+	struct pmclog_pmc	pmcs[PMCLOG_MAX_PMCS];
+	struct pmclog_cpu	**cpus;		/* [nr_cpu_ids] */
+	struct pmclog_log	log;
+};
+
+/* pmclog_owner.c */
+struct pmclog_owner *pmclog_owner_create(struct file *file);
+void pmclog_owner_destroy(struct pmclog_owner *o);
+int pmclog_owner_allocate_locked(struct pmclog_owner *o,
+				 struct pmclog_alloc *req);
+int pmclog_owner_attach_locked(struct pmclog_owner *o,
+			       const struct pmclog_attach *req);
+int pmclog_owner_start_locked(struct pmclog_owner *o);
+int pmclog_owner_stop_locked(struct pmclog_owner *o);
+
+/* pmclog_sample.c */
+int pmclog_owner_alloc_cpus(struct pmclog_owner *o);
+void pmclog_owner_free_cpus(struct pmclog_owner *o);
+void pmclog_sample_take(struct pmclog_pmc *pmc, struct pt_regs *regs);
+void pmclog_sample_flush_all(struct pmclog_owner *o, u64 *samples,
+			     u64 *dropped);
+
+/* pmclog_hrtimer.c */
+extern const struct pmclog_source_ops pmclog_hrtimer_ops;
+
+/* pmclog_cpuinfo.c */
+void pmclog_cpuinfo_fill(struct pmclog_initialize *init);
+const char *pmclog_pmu_describe(void);
+
+/* pmclog_dev.c */
+int pmclog_dev_register(void);
+void pmclog_dev_unregister(void);
+
+#endif /* _PMCLOG_H */

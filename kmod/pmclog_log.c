@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The owner's log: a byte ring of whole records between the writers in the
+ * kernel and the one reader, read(2).
+ *
+ * Every record goes in through pmclog_log_write*() (hwpmc's reserve/emit/
+ * despatch, folded into one copy: records are small and are built by the
+ * caller).  A record that does not fit is dropped and counted; the count
+ * goes out in a DROPNOTIFY ahead of the next record that fits, so losses
+ * are never silent.  Writers never wait for the reader.
+ */
+#include <linux/kernel.h>
+#include <linux/minmax.h>
+#include <linux/poll.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "pmclog.h"
+#include "pmclog_compat.h"
+
+/* How long a record may wait for a reader asleep below the watermark. */
+#define PMCLOG_WAKE_DELAY	(HZ / 10)
+
+static void pmclog_log_wake_timer(struct timer_list *t)
+{
+	struct pmclog_log *log = pmclog_from_timer(log, t, wake_timer);
+
+	wake_up_interruptible_poll(&log->wait, EPOLLIN | EPOLLRDNORM);
+}
+
+int pmclog_log_init(struct pmclog_log *log, size_t size)
+{
+	log->size = roundup_pow_of_two(size);
+	log->buf = vmalloc(log->size);
+	log->pend_samples = kcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
+	log->pend_records = kcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
+	if (!log->buf || !log->pend_samples || !log->pend_records ||
+	    !zalloc_cpumask_var(&log->pend_cpus, GFP_KERNEL)) {
+		vfree(log->buf);
+		kfree(log->pend_samples);
+		kfree(log->pend_records);
+		return -ENOMEM;
+	}
+	raw_spin_lock_init(&log->lock);
+	mutex_init(&log->read_mutex);
+	init_waitqueue_head(&log->wait);
+	timer_setup(&log->wake_timer, pmclog_log_wake_timer, 0);
+	return 0;
+}
+
+/* Process context; no writer may run any more. */
+void pmclog_log_destroy(struct pmclog_log *log)
+{
+	pmclog_timer_shutdown_sync(&log->wake_timer);
+	free_cpumask_var(log->pend_cpus);
+	kfree(log->pend_records);
+	kfree(log->pend_samples);
+	vfree(log->buf);
+}
+
+void pmclog_hdr_init(struct pmclog_header *h, unsigned int type, size_t len,
+		     unsigned int cpu, u64 tstamp)
+{
+	h->magic = PMCLOG_HEADER_MAGIC;
+	h->type = type;
+	h->length = len;
+	h->cpu = cpu;
+	h->flags = 0;
+	h->pmcid = 0;
+	h->tstamp = tstamp;
+}
+
+static u64 pmclog_log_free(const struct pmclog_log *log)
+{
+	/* Pairs with the release in pmclog_log_read(): the reader is done. */
+	return log->size - (log->head - smp_load_acquire(&log->tail));
+}
+
+/* Copy @len bytes at the head, wrapping; the caller checked the room. */
+static void pmclog_log_put(struct pmclog_log *log, const void *rec, size_t len)
+{
+	u64 off = log->head & (log->size - 1);
+	size_t first = min_t(u64, len, log->size - off);
+
+	memcpy(log->buf + off, rec, first);
+	memcpy(log->buf, (const char *)rec + first, len - first);
+	/* The reader sees the bytes before it sees the head move. */
+	smp_store_release(&log->head, log->head + len);
+}
+
+/* Tell the losses of every CPU that has some, while there is room. */
+static void pmclog_log_put_drops(struct pmclog_log *log)
+{
+	struct pmclog_dropnotify d;
+	unsigned int cpu;
+
+	for_each_cpu(cpu, log->pend_cpus) {
+		if (pmclog_log_free(log) < sizeof(d))
+			return;
+		pmclog_hdr_init(&d.header, PMCLOG_TYPE_DROPNOTIFY, sizeof(d),
+				cpu, pmclog_clock());
+		d.samples = log->pend_samples[cpu];
+		d.records = log->pend_records[cpu];
+		pmclog_log_put(log, &d, sizeof(d));
+		log->pend_samples[cpu] = 0;
+		log->pend_records[cpu] = 0;
+		cpumask_clear_cpu(cpu, log->pend_cpus);
+	}
+}
+
+/*
+ * Wake the reader when a quarter of the log is waiting, and at the latest
+ * PMCLOG_WAKE_DELAY after the first record it has not seen, so that a
+ * sampling profile is not perturbed by a wake-up per tick.
+ */
+static void pmclog_log_wake(struct pmclog_log *log)
+{
+	if (!wq_has_sleeper(&log->wait))
+		return;
+	if (log->head - READ_ONCE(log->tail) >= log->size / 4)
+		wake_up_interruptible_poll(&log->wait, EPOLLIN | EPOLLRDNORM);
+	else if (!timer_pending(&log->wake_timer))
+		mod_timer(&log->wake_timer, jiffies + PMCLOG_WAKE_DELAY);
+}
+
+/*
+ * Append one record; @rec starts with a filled struct pmclog_header.
+ * Any context but NMI, log->lock held.  Returns 0, -EPIPE once the log is
+ * closed, or -ENOSPC when the record was dropped (and counted).
+ */
+int pmclog_log_write_locked(struct pmclog_log *log, const void *rec)
+{
+	const struct pmclog_header *h = rec;
+	unsigned int cpu = raw_smp_processor_id();
+
+	lockdep_assert_held(&log->lock);
+	if (log->closed)
+		return -EPIPE;
+	if (!cpumask_empty(log->pend_cpus))
+		pmclog_log_put_drops(log);
+	if (!cpumask_empty(log->pend_cpus) ||
+	    pmclog_log_free(log) < h->length) {
+		log->pend_records[cpu]++;
+		log->records_dropped++;
+		cpumask_set_cpu(cpu, log->pend_cpus);
+		return -ENOSPC;
+	}
+	pmclog_log_put(log, rec, h->length);
+	return 0;
+}
+
+/* As pmclog_log_write_locked(), taking the lock; then wakes the reader. */
+int pmclog_log_write(struct pmclog_log *log, const void *rec)
+{
+	unsigned long flags;
+	int ret;
+
+	raw_spin_lock_irqsave(&log->lock, flags);
+	ret = pmclog_log_write_locked(log, rec);
+	raw_spin_unlock_irqrestore(&log->lock, flags);
+	if (!ret)
+		pmclog_log_wake(log);
+	return ret;
+}
+
+/* Samples that @cpu's ring lost; told in the next DROPNOTIFY.  Lock held. */
+void pmclog_log_add_sample_drops(struct pmclog_log *log, unsigned int cpu,
+				 u64 n)
+{
+	lockdep_assert_held(&log->lock);
+	log->pend_samples[cpu] += n;
+	cpumask_set_cpu(cpu, log->pend_cpus);
+}
+
+/* After a batch of pmclog_log_write_locked(), lock released. */
+void pmclog_log_kick(struct pmclog_log *log)
+{
+	pmclog_log_wake(log);
+}
+
+/*
+ * Write the pending DROPNOTIFYs and CLOSELOG, and end the log: read(2)
+ * returns 0 once the reader has everything.  Process context; every
+ * producer has stopped and the sample rings are drained.  If the reader
+ * is so far behind that CLOSELOG finds no room, the log ends without it:
+ * a log without CLOSELOG is known to be incomplete.
+ */
+void pmclog_log_close(struct pmclog_log *log, u64 samples, u64 samples_dropped)
+{
+	struct pmclog_closelog c;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&log->lock, flags);
+	if (!log->closed) {
+		pmclog_log_put_drops(log);
+		pmclog_hdr_init(&c.header, PMCLOG_TYPE_CLOSELOG, sizeof(c),
+				raw_smp_processor_id(), pmclog_clock());
+		c.samples = samples;
+		c.samples_dropped = samples_dropped;
+		c.records_dropped = log->records_dropped;
+		if (cpumask_empty(log->pend_cpus) &&
+		    pmclog_log_free(log) >= sizeof(c))
+			pmclog_log_put(log, &c, sizeof(c));
+		/* Readers that see closed see CLOSELOG's head too. */
+		smp_store_release(&log->closed, true);
+	}
+	raw_spin_unlock_irqrestore(&log->lock, flags);
+	wake_up_interruptible_poll(&log->wait, EPOLLIN | EPOLLRDNORM | EPOLLHUP);
+}
+
+bool pmclog_log_readable(struct pmclog_log *log)
+{
+	return smp_load_acquire(&log->head) != log->tail || READ_ONCE(log->closed);
+}
+
+/* Length of the record at @pos; its first 8 bytes never wrap. */
+static u16 pmclog_log_reclen(const struct pmclog_log *log, u64 pos)
+{
+	const struct pmclog_header *h;
+
+	h = (const void *)(log->buf + (pos & (log->size - 1)));
+	return h->length;
+}
+
+static int pmclog_log_copy_out(struct pmclog_log *log, char __user *ubuf,
+			       u64 pos, size_t len)
+{
+	u64 off = pos & (log->size - 1);
+	size_t first = min_t(u64, len, log->size - off);
+
+	if (copy_to_user(ubuf, log->buf + off, first) ||
+	    copy_to_user(ubuf + first, log->buf, len - first))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * read(2): as many whole records as fit in @count.  Sleeps (unless
+ * @nonblock) until a record is there; returns 0 at the end of a closed log
+ * and -EINVAL when @count cannot hold the next record.
+ */
+ssize_t pmclog_log_read(struct pmclog_log *log, char __user *ubuf,
+			size_t count, bool nonblock)
+{
+	u64 head, tail, n = 0;
+	ssize_t ret;
+
+	if (mutex_lock_interruptible(&log->read_mutex))
+		return -ERESTARTSYS;
+	for (;;) {
+		/* Pairs with the release in pmclog_log_put(). */
+		head = smp_load_acquire(&log->head);
+		tail = log->tail;
+		if (head != tail)
+			break;
+		ret = 0;
+		if (smp_load_acquire(&log->closed)) {
+			/* CLOSELOG may have been put after our look at head. */
+			if (smp_load_acquire(&log->head) == tail)
+				goto out;
+			continue;
+		}
+		ret = -EAGAIN;
+		if (nonblock)
+			goto out;
+		ret = wait_event_interruptible(log->wait,
+					       pmclog_log_readable(log));
+		if (ret)
+			goto out;
+	}
+
+	while (tail + n < head) {
+		u16 len = pmclog_log_reclen(log, tail + n);
+
+		if (n + len > count)
+			break;
+		n += len;
+	}
+	ret = -EINVAL;
+	if (!n)
+		goto out;
+	ret = pmclog_log_copy_out(log, ubuf, tail, n);
+	if (ret)
+		goto out;
+	/* Writers may reuse the bytes once they see the tail move. */
+	smp_store_release(&log->tail, tail + n);
+	ret = n;
+out:
+	mutex_unlock(&log->read_mutex);
+	return ret;
+}

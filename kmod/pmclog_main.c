@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmclog: sampling profiler with tracking of dynamically loaded objects,
+ * after FreeBSD's hwpmc(4).  Module parameters, load and unload.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include "pmclog.h"
+
+unsigned int pmclog_nsamples = 32;
+module_param_named(nsamples, pmclog_nsamples, uint, 0444);
+MODULE_PARM_DESC(nsamples,
+		 "Samples each CPU buffers between drains, at each tick (1-65536, default 32)");
+
+unsigned int pmclog_logbuffersize = 1024;
+module_param_named(logbuffersize, pmclog_logbuffersize, uint, 0444);
+MODULE_PARM_DESC(logbuffersize,
+		 "Log buffer of each open, in KiB, rounded up to a power of two (64-262144, default 1024)");
+
+static int __init pmclog_init(void)
+{
+	int ret;
+
+	if (pmclog_nsamples < 1 || pmclog_nsamples > 65536) {
+		pr_err("nsamples=%u is out of range 1-65536\n", pmclog_nsamples);
+		return -EINVAL;
+	}
+	if (pmclog_logbuffersize < 64 || pmclog_logbuffersize > 262144) {
+		pr_err("logbuffersize=%u KiB is out of range 64-262144\n",
+		       pmclog_logbuffersize);
+		return -EINVAL;
+	}
+	ret = pmclog_dev_register();
+	if (ret) {
+		pr_err("cannot register /dev/pmclog: %d\n", ret);
+		return ret;
+	}
+	pr_info("ABI %u.%u.%u, nsamples=%u, logbuffersize=%u KiB\n",
+		PMCLOG_ABI_MAJOR, PMCLOG_ABI_MINOR, PMCLOG_ABI_PATCH,
+		pmclog_nsamples, pmclog_logbuffersize);
+	pr_info("hardware PMU: %s; sampling with cpu-clock only\n",
+		pmclog_pmu_describe());
+	return 0;
+}
+
+static void __exit pmclog_exit(void)
+{
+	pmclog_dev_unregister();
+}
+
+module_init(pmclog_init);
+module_exit(pmclog_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("pmclog: sampling profiler with dynamically loaded object tracking");
+MODULE_AUTHOR("The pmclog developers");

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Owners: one per open of /dev/pmclog.  The state machine behind the
+ * ioctls (allocate PMCs, attach, start, stop) and the records it writes
+ * (INITIALIZE, PMCALLOCATE, CLOSELOG).
+ *
+ *   NEW --ALLOCATE*--> NEW --ATTACH--> ATTACHED --START--> RUNNING
+ *   any --STOP--> STOPPED (CLOSELOG written; the log only drains)
+ *
+ * Every function here runs in process context; those named *_locked need
+ * the owner's mutex.
+ */
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+
+#include "pmclog.h"
+
+static const char *const pmclog_event_names[] = {
+	[PMCLOG_EV_CPU_CLOCK]		= "cpu-clock",
+	[PMCLOG_EV_CYCLES]		= "cycles",
+	[PMCLOG_EV_INSTRUCTIONS]	= "instructions",
+	[PMCLOG_EV_REF_CYCLES]		= "ref-cycles",
+	[PMCLOG_EV_BRANCHES]		= "branches",
+	[PMCLOG_EV_BRANCH_MISSES]	= "branch-misses",
+	[PMCLOG_EV_CACHE_REFERENCES]	= "cache-references",
+	[PMCLOG_EV_CACHE_MISSES]	= "cache-misses",
+	[PMCLOG_EV_RAW]			= "raw",
+};
+
+static void pmclog_owner_write_initialize(struct pmclog_owner *o)
+{
+	struct pmclog_initialize r = { };
+
+	pmclog_hdr_init(&r.header, PMCLOG_TYPE_INITIALIZE, sizeof(r),
+			raw_smp_processor_id(), pmclog_clock());
+	r.realtime_ns = ktime_get_real_ns();
+	r.abi_version = PMCLOG_ABI_CURRENT;
+	r.ncpus = nr_cpu_ids;
+	r.clock = PMCLOG_CLOCK_MONOTONIC;
+	pmclog_cpuinfo_fill(&r);
+	pmclog_log_write(&o->log, &r);
+}
+
+struct pmclog_owner *pmclog_owner_create(struct file *file)
+{
+	struct pmclog_owner *o;
+	int ret;
+
+	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	if (!o)
+		return ERR_PTR(-ENOMEM);
+	mutex_init(&o->lock);
+	o->state = PMCLOG_STATE_NEW;
+	/* As /proc/kallsyms decides for its reader (kallsyms_show_value()). */
+	o->kernel_addrs = file_ns_capable(file, &init_user_ns, CAP_SYSLOG);
+	ret = pmclog_log_init(&o->log, (size_t)pmclog_logbuffersize * 1024);
+	if (ret)
+		goto err_free;
+	ret = pmclog_owner_alloc_cpus(o);
+	if (ret)
+		goto err_log;
+	pmclog_owner_write_initialize(o);
+	return o;
+
+err_log:
+	pmclog_log_destroy(&o->log);
+err_free:
+	kfree(o);
+	return ERR_PTR(ret);
+}
+
+static void pmclog_owner_stop_sources(struct pmclog_owner *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->npmcs; i++)
+		o->pmcs[i].ops->stop(&o->pmcs[i]);
+}
+
+/* release(): stop everything and free it; nobody reads the log any more. */
+void pmclog_owner_destroy(struct pmclog_owner *o)
+{
+	unsigned int i;
+
+	if (o->state == PMCLOG_STATE_RUNNING)
+		pmclog_owner_stop_sources(o);
+	pmclog_owner_free_cpus(o);
+	for (i = 0; i < o->npmcs; i++)
+		o->pmcs[i].ops->free(&o->pmcs[i]);
+	put_pid(o->target);
+	pmclog_log_destroy(&o->log);
+	kfree(o);
+}
+
+static const struct pmclog_source_ops *pmclog_source_for(u32 event)
+{
+	switch (event) {
+	case PMCLOG_EV_CPU_CLOCK:
+		return &pmclog_hrtimer_ops;
+	default:
+		return NULL;
+	}
+}
+
+static void pmclog_owner_write_pmcallocate(struct pmclog_owner *o,
+					   const struct pmclog_pmc *pmc)
+{
+	struct pmclog_pmcallocate r = { };
+
+	pmclog_hdr_init(&r.header, PMCLOG_TYPE_PMCALLOCATE, sizeof(r),
+			raw_smp_processor_id(), pmclog_clock());
+	r.header.pmcid = pmc->id;
+	r.event = pmc->event;
+	r.flags = pmc->flags;
+	r.config = pmc->config;
+	r.period = pmc->period;
+	strscpy(r.name, pmclog_event_names[pmc->event], sizeof(r.name));
+	pmclog_log_write(&o->log, &r);
+}
+
+int pmclog_owner_allocate_locked(struct pmclog_owner *o,
+				 struct pmclog_alloc *req)
+{
+	const struct pmclog_source_ops *ops;
+	struct pmclog_pmc *pmc;
+	unsigned int i;
+	int ret;
+
+	lockdep_assert_held(&o->lock);
+	if (req->__reserved || req->flags & ~PMCLOG_PMC_F_ALL ||
+	    !req->event || req->event > PMCLOG_EV_MAX_KNOWN ||
+	    (req->event != PMCLOG_EV_RAW && req->config))
+		return -EINVAL;
+	if (!req->period)
+		return -EINVAL;
+	if (o->state != PMCLOG_STATE_NEW)
+		return -EBUSY;
+	if (o->npmcs == PMCLOG_MAX_PMCS)
+		return -ENOSPC;
+	ops = pmclog_source_for(req->event);
+	if (!ops)
+		return -ENODEV;	/* a hardware event, and no PMU source */
+	for (i = 0; i < o->npmcs; i++)
+		if (o->pmcs[i].ops == ops && ops == &pmclog_hrtimer_ops)
+			return -EBUSY;	/* one clock per log is enough */
+
+	if (!(req->flags & (PMCLOG_PMC_F_USER | PMCLOG_PMC_F_KERNEL)))
+		req->flags |= PMCLOG_PMC_F_USER | PMCLOG_PMC_F_KERNEL;
+	pmc = &o->pmcs[o->npmcs];
+	*pmc = (struct pmclog_pmc) {
+		.owner	= o,
+		.ops	= ops,
+		.id	= o->npmcs + 1,
+		.event	= req->event,
+		.flags	= req->flags,
+		.config	= req->config,
+		.period	= req->period,
+	};
+	ret = ops->alloc(pmc);
+	if (ret)
+		return ret;
+	o->npmcs++;
+	req->pmcid = pmc->id;
+	pmclog_owner_write_pmcallocate(o, pmc);
+	return 0;
+}
+
+int pmclog_owner_attach_locked(struct pmclog_owner *o,
+			       const struct pmclog_attach *req)
+{
+	struct pid *pid;
+
+	lockdep_assert_held(&o->lock);
+	if (req->__reserved || req->flags & ~PMCLOG_ATTACH_F_CHILDREN)
+		return -EINVAL;
+	if (o->state != PMCLOG_STATE_NEW)
+		return -EBUSY;
+
+	switch (req->mode) {
+	case PMCLOG_ATTACH_SYSTEM:
+		if (req->pid || req->flags)
+			return -EINVAL;
+		break;
+	case PMCLOG_ATTACH_PROCESS:
+		/* Following descendants needs fork tracking: not yet. */
+		if (req->flags & PMCLOG_ATTACH_F_CHILDREN)
+			return -EOPNOTSUPP;
+		if (!req->pid || req->pid > PID_MAX_LIMIT)
+			return -EINVAL;
+		pid = find_get_pid(req->pid);	/* in the caller's namespace */
+		if (!pid)
+			return -ESRCH;
+		if (!pid_has_task(pid, PIDTYPE_TGID)) {
+			put_pid(pid);
+			return -ESRCH;
+		}
+		o->target = pid;
+		break;
+	default:
+		return -EINVAL;
+	}
+	o->mode = req->mode;
+	o->state = PMCLOG_STATE_ATTACHED;
+	return 0;
+}
+
+int pmclog_owner_start_locked(struct pmclog_owner *o)
+{
+	unsigned int i;
+	int ret;
+
+	lockdep_assert_held(&o->lock);
+	if (o->state != PMCLOG_STATE_ATTACHED || !o->npmcs)
+		return -EINVAL;
+	for (i = 0; i < o->npmcs; i++) {
+		ret = o->pmcs[i].ops->start(&o->pmcs[i]);
+		if (ret)
+			goto err_stop;
+	}
+	o->state = PMCLOG_STATE_RUNNING;
+	return 0;
+
+err_stop:
+	while (i--)
+		o->pmcs[i].ops->stop(&o->pmcs[i]);
+	return ret;
+}
+
+/* Stop sampling, drain the rings, end the log with CLOSELOG.  Idempotent. */
+int pmclog_owner_stop_locked(struct pmclog_owner *o)
+{
+	u64 samples, dropped;
+
+	lockdep_assert_held(&o->lock);
+	if (o->state == PMCLOG_STATE_STOPPED)
+		return 0;
+	if (o->state == PMCLOG_STATE_RUNNING)
+		pmclog_owner_stop_sources(o);
+	pmclog_sample_flush_all(o, &samples, &dropped);
+	pmclog_log_close(&o->log, samples, dropped);
+	o->state = PMCLOG_STATE_STOPPED;
+	return 0;
+}
