@@ -1,0 +1,791 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmclog record: configure a log on /dev/pmclog and save its records.
+ *
+ *   open -> ALLOCATE -> [fork CMD, held] -> ATTACH -> START -> [release CMD]
+ *   -> copy records to the file until the target exits or a signal comes
+ *   -> STOP -> copy until read(2) returns 0 (after CLOSELOG) -> close
+ *
+ * The command is forked before ATTACH but waits on a pipe until START has
+ * returned, so that its first instruction is already sampled.  Records
+ * are written as read, never decoded beyond their headers (for the counts
+ * on stderr).
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <sysexits.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pmclog.h"
+#include "pmclog_events.h"
+#include "pmclog_stats.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434	/* the same on every architecture */
+#endif
+
+#define DEFAULT_OUTPUT	"pmclog.data"
+#define DEFAULT_FREQ	1000
+#define READ_BUF_SIZE	(256 * 1024)
+#define TICK_MS		1000	/* live counts; liveness without a pidfd */
+#define DRAIN_TIMEOUT_MS 5000	/* for CLOSELOG after STOP */
+
+struct record_opts {
+	bool system;		/* -a */
+	pid_t pid;		/* -p PID; 0 if none */
+	char **cmd;		/* CMD ARGS...; NULL if none */
+	const char *event;	/* -e */
+	struct pmclog_alloc alloc;	/* -e parsed, with -F or -c */
+	unsigned long long freq;	/* -F; 0 if -c */
+	unsigned long long count;	/* -c; 0 if -F */
+	bool children;		/* -d */
+	const char *output;	/* -o; "-" is standard output */
+	int verbosity;		/* -1 for -q, 1 for -v */
+};
+
+enum stop_reason {
+	STOP_NONE,
+	STOP_TARGET_EXITED,
+	STOP_SIGNAL,
+	STOP_LOG_ENDED,		/* read(2) returned 0 before STOP */
+	STOP_ERROR,
+};
+
+struct recorder {
+	const struct record_opts *opts;
+	const char *out_name;	/* for messages */
+	int dev;		/* the pmclog device */
+	int out;		/* the log file */
+	int sigfd;		/* SIGINT, SIGTERM, SIGHUP */
+	int pidfd;		/* the target; -1 if none or unsupported */
+	pid_t target;		/* whose exit ends the log; 0 if none */
+	pid_t child;		/* CMD mode: the command */
+	int go_fd;		/* CMD mode: write end that releases it */
+	int exec_fd;		/* CMD mode: read end, carries exec's errno */
+	bool child_reaped;
+	int child_status;
+	sigset_t saved_mask;
+	enum stop_reason stop;
+	int stop_signal;
+	int status;		/* exit status so far */
+	bool write_failed;	/* records are read, but no longer saved */
+	bool live;		/* live counts on stderr */
+	struct timespec last_live;
+	struct pmclog_stats stats;
+	unsigned char *buf;
+};
+
+/* ------------------------------------------------------------------ */
+/* Options                                                            */
+
+static void record_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pmclog record [-a | -p PID | [--] CMD [ARGS...]] [-e EVENT]\n"
+		"                     [-F HZ | -c COUNT] [-d] [-o FILE] [-q | -v]\n"
+		"  -a        the whole system (with CMD: while CMD runs)\n"
+		"  -p PID    process PID, until it exits or SIGINT\n"
+		"  CMD       run CMD and sample it until it exits\n"
+		"  -d        with -p or CMD: also the descendants\n"
+		"  -e EVENT  cpu-clock (default), cycles, instructions, ref-cycles,\n"
+		"            branches, branch-misses, cache-references, cache-misses,\n"
+		"            or rHEX (raw event select); :u or :k for one mode only\n"
+		"  -F HZ     samples per second per CPU (default %d)\n"
+		"  -c COUNT  one sample every COUNT events (ns for cpu-clock)\n"
+		"  -o FILE   the log (default %s; - for standard output)\n"
+		"  -q        no counts on stderr;  -v  say more\n",
+		DEFAULT_FREQ, DEFAULT_OUTPUT);
+}
+
+static int parse_number(const char *opt, const char *s, unsigned long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *v == 0 || s[0] == '-') {
+		warnx("%s needs a positive number, not '%s'", opt, s);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_pid(const char *s, pid_t *pid)
+{
+	unsigned long long v;
+
+	if (parse_number("-p", s, &v))
+		return -1;
+	if (v > 0x7fffffff) {
+		warnx("-p %s: not a process id", s);
+		return -1;
+	}
+	*pid = (pid_t)v;
+	return 0;
+}
+
+static int check_options(const struct record_opts *o)
+{
+	if (o->pid && (o->system || o->cmd)) {
+		warnx("-p cannot be combined with -a or a command");
+		return -1;
+	}
+	if (!o->system && !o->pid && !o->cmd) {
+		warnx("say what to record: -a, -p PID, or a command");
+		return -1;
+	}
+	if (o->freq && o->count) {
+		warnx("-F and -c are exclusive");
+		return -1;
+	}
+	if (o->children && o->system) {
+		warnx("-d follows descendants of -p PID or of a command; -a already sees every process");
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_event(struct record_opts *o)
+{
+	struct pmclog_alloc *alloc = &o->alloc;
+
+	if (pmclog_event_parse(o->event, alloc)) {
+		warnx("unknown event '%s'; known: cpu-clock, cycles, instructions, ref-cycles, branches, branch-misses, cache-references, cache-misses, rHEX, each with an optional :u or :k",
+		      o->event);
+		return EX_USAGE;
+	}
+	alloc->period = o->freq ? o->freq : o->count;
+	if (o->freq)
+		alloc->flags |= PMCLOG_PMC_F_FREQ;
+	return 0;
+}
+
+static int parse_options(int argc, char **argv, struct record_opts *o)
+{
+	int opt;
+
+	o->event = "cpu-clock";
+	o->output = DEFAULT_OUTPUT;
+	optind = 1;
+	/* '+': the first non-option starts CMD, whose options are its own. */
+	while ((opt = getopt(argc, argv, "+ap:e:F:c:do:qvh")) != -1) {
+		switch (opt) {
+		case 'a':
+			o->system = true;
+			break;
+		case 'p':
+			if (parse_pid(optarg, &o->pid))
+				return EX_USAGE;
+			break;
+		case 'e':
+			o->event = optarg;
+			break;
+		case 'F':
+			if (parse_number("-F", optarg, &o->freq))
+				return EX_USAGE;
+			break;
+		case 'c':
+			if (parse_number("-c", optarg, &o->count))
+				return EX_USAGE;
+			break;
+		case 'd':
+			o->children = true;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'q':
+			o->verbosity = -1;
+			break;
+		case 'v':
+			o->verbosity = 1;
+			break;
+		case 'h':
+			record_usage(stdout);
+			return -1;
+		default:
+			record_usage(stderr);
+			return EX_USAGE;
+		}
+	}
+	if (optind < argc)
+		o->cmd = argv + optind;
+	if (check_options(o)) {
+		record_usage(stderr);
+		return EX_USAGE;
+	}
+	if (!o->freq && !o->count)
+		o->freq = DEFAULT_FREQ;
+	return parse_event(o);
+}
+
+/* ------------------------------------------------------------------ */
+/* Configuring the log                                                */
+
+static int allocate_pmc(struct recorder *rec, struct pmclog_alloc *alloc)
+{
+	const struct record_opts *o = rec->opts;
+
+	*alloc = o->alloc;
+	if (ioctl(rec->dev, PMCLOG_IOC_ALLOCATE, alloc) == 0)
+		return 0;
+	switch (errno) {
+	case ENODEV:
+		warnx("event %s needs a hardware PMU: the module found none it can use on this machine (virtual machines often expose none; see dmesg); use -e cpu-clock",
+		      o->event);
+		return EX_UNAVAILABLE;
+	case EBUSY:
+		warnx("event %s: every hardware counter is taken (by perf, a watchdog or another pmclog); free one or use -e cpu-clock",
+		      o->event);
+		return EX_TEMPFAIL;
+	case EINVAL:
+		warnx("the module refused event %s with %s %llu: %s", o->event,
+		      o->freq ? "-F" : "-c", (unsigned long long)alloc->period,
+		      strerror(errno));
+		return EX_USAGE;
+	default:
+		warnx("%s: PMCLOG_IOC_ALLOCATE of %s failed: %s", device_path(),
+		      o->event, strerror(errno));
+		return EX_OSERR;
+	}
+}
+
+static int attach_target(struct recorder *rec)
+{
+	const struct record_opts *o = rec->opts;
+	struct pmclog_attach at = { 0 };
+	int err;
+
+	if (o->system) {
+		at.mode = PMCLOG_ATTACH_SYSTEM;
+	} else {
+		at.mode = PMCLOG_ATTACH_PROCESS;
+		at.pid = (__u32)rec->target;
+		at.flags = o->children ? PMCLOG_ATTACH_F_CHILDREN : 0;
+	}
+	if (ioctl(rec->dev, PMCLOG_IOC_ATTACH, &at) == 0)
+		return 0;
+	err = errno;
+	if (err == ESRCH) {
+		warnx("no process %d to attach to", (int)rec->target);
+		return EX_NOINPUT;
+	}
+	if (o->system)
+		warnx("%s: cannot attach to the whole system: %s", device_path(),
+		      strerror(err));
+	else
+		warnx("%s: cannot attach to process %d: %s", device_path(),
+		      (int)rec->target, strerror(err));
+	return err == EPERM || err == EACCES ? EX_NOPERM : EX_OSERR;
+}
+
+static int open_output(struct recorder *rec)
+{
+	const char *path = rec->opts->output;
+
+	if (!strcmp(path, "-")) {
+		rec->out = STDOUT_FILENO;
+		rec->out_name = "standard output";
+		return 0;
+	}
+	rec->out_name = path;
+	/* 0600: the log holds kernel addresses (as perf.data does). */
+	rec->out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (rec->out >= 0)
+		return 0;
+	warn("cannot create %s", path);
+	return EX_CANTCREAT;
+}
+
+/*
+ * Route SIGINT, SIGTERM and SIGHUP to a signalfd, to end the log cleanly,
+ * and turn SIGPIPE into EPIPE, so that `-o - | head` still stops the log.
+ */
+static int setup_signals(struct recorder *rec)
+{
+	sigset_t mask;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &mask, &rec->saved_mask) < 0)
+		goto fail;
+	rec->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (rec->sigfd >= 0)
+		return 0;
+fail:
+	warn("cannot set up signal handling");
+	return EX_OSERR;
+}
+
+/* ------------------------------------------------------------------ */
+/* The command                                                        */
+
+/*
+ * In the child: wait for the parent to start the log, then exec.  An
+ * exec failure goes back to the parent as errno through exec_fd, which
+ * exec would have closed.
+ */
+static void __attribute__((noreturn))
+child_exec(struct recorder *rec, int go_rd, int exec_wr)
+{
+	char c;
+	int err;
+
+	signal(SIGPIPE, SIG_DFL);	/* ignored stays ignored across exec */
+	sigprocmask(SIG_SETMASK, &rec->saved_mask, NULL);
+	if (read(go_rd, &c, 1) != 1)
+		_exit(127);	/* the parent gave up before START */
+	execvp(rec->opts->cmd[0], rec->opts->cmd);
+	err = errno;
+	if (write(exec_wr, &err, sizeof(err)) != sizeof(err))
+		_exit(127);
+	_exit(127);
+}
+
+static int spawn_command(struct recorder *rec)
+{
+	int go[2], exec_status[2];
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		goto fail;
+	if (pipe2(exec_status, O_CLOEXEC) < 0) {
+		close(go[0]);
+		close(go[1]);
+		goto fail;
+	}
+	fflush(NULL);
+	rec->child = fork();
+	if (rec->child < 0) {
+		close(go[0]);
+		close(go[1]);
+		close(exec_status[0]);
+		close(exec_status[1]);
+		goto fail;
+	}
+	if (rec->child == 0)
+		child_exec(rec, go[0], exec_status[1]);
+	close(go[0]);
+	close(exec_status[1]);
+	rec->go_fd = go[1];
+	rec->exec_fd = exec_status[0];
+	return 0;
+fail:
+	warn("cannot start %s", rec->opts->cmd[0]);
+	return EX_OSERR;
+}
+
+/*
+ * Let the command exec.  Return 0 once it has, or EX_UNAVAILABLE after
+ * saying why it could not; it then exits 127 and ends the log.
+ */
+static int release_command(struct recorder *rec)
+{
+	ssize_t n;
+	int err;
+
+	if (write(rec->go_fd, "g", 1) != 1)
+		warn("cannot release %s", rec->opts->cmd[0]);
+	close(rec->go_fd);
+	rec->go_fd = -1;
+	do
+		n = read(rec->exec_fd, &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(rec->exec_fd);
+	rec->exec_fd = -1;
+	if (n != sizeof(err))
+		return 0;
+	warnx("cannot execute %s: %s", rec->opts->cmd[0], strerror(err));
+	return EX_UNAVAILABLE;
+}
+
+static void reap_command(struct recorder *rec, int options)
+{
+	pid_t p;
+
+	if (!rec->child || rec->child_reaped)
+		return;
+	do
+		p = waitpid(rec->child, &rec->child_status, options);
+	while (p < 0 && errno == EINTR);
+	if (p == rec->child)
+		rec->child_reaped = true;
+}
+
+static void report_command_exit(const struct recorder *rec)
+{
+	int st = rec->child_status;
+
+	if (!rec->child_reaped)
+		return;
+	if (WIFEXITED(st) && WEXITSTATUS(st))
+		warnx("%s exited with status %d", rec->opts->cmd[0],
+		      WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		warnx("%s was killed by signal %d (%s)%s", rec->opts->cmd[0],
+		      WTERMSIG(st), strsignal(WTERMSIG(st)),
+		      WCOREDUMP(st) ? ", core dumped" : "");
+}
+
+/* ------------------------------------------------------------------ */
+/* Copying records                                                    */
+
+static void set_error(struct recorder *rec, int status)
+{
+	if (rec->status == EX_OK)
+		rec->status = status;
+	rec->stop = STOP_ERROR;
+}
+
+static int write_all(struct recorder *rec, const unsigned char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(rec->out, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			warn("cannot write %s", rec->out_name);
+			rec->write_failed = true;
+			set_error(rec, EX_IOERR);
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * One read(2) of whole records, appended to the file.
+ * Return: bytes read, 0 at the end of the log, -1 on an error (reported).
+ */
+static ssize_t copy_records(struct recorder *rec)
+{
+	ssize_t n;
+
+	do
+		n = read(rec->dev, rec->buf, READ_BUF_SIZE);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		warn("cannot read %s", device_path());
+		set_error(rec, EX_IOERR);
+		return -1;
+	}
+	if (n == 0)
+		return 0;
+	pmclog_stats__account(&rec->stats, rec->buf, (size_t)n);
+	if (!rec->write_failed && write_all(rec, rec->buf, (size_t)n))
+		return -1;
+	return n;
+}
+
+static __u64 samples_dropped(const struct pmclog_stats *st)
+{
+	return st->closelog ? st->close.samples_dropped : st->samples_dropped;
+}
+
+static __u64 records_dropped(const struct pmclog_stats *st)
+{
+	return st->closelog ? st->close.records_dropped : st->records_dropped;
+}
+
+static void show_live(struct recorder *rec)
+{
+	struct timespec now;
+	long long ms;
+
+	if (!rec->live)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (now.tv_sec - rec->last_live.tv_sec) * 1000LL +
+	     (now.tv_nsec - rec->last_live.tv_nsec) / 1000000;
+	if (ms < TICK_MS)
+		return;
+	rec->last_live = now;
+	fprintf(stderr, "\rpmclog: %llu samples, %llu dropped\033[K",
+		(unsigned long long)rec->stats.samples,
+		(unsigned long long)(samples_dropped(&rec->stats) +
+				     records_dropped(&rec->stats)));
+}
+
+/* ------------------------------------------------------------------ */
+/* The loop                                                           */
+
+static bool target_gone(struct recorder *rec)
+{
+	if (rec->child) {
+		reap_command(rec, WNOHANG);
+		return rec->child_reaped;
+	}
+	return kill(rec->target, 0) < 0 && errno == ESRCH;
+}
+
+static void handle_signal(struct recorder *rec)
+{
+	struct signalfd_siginfo si;
+
+	if (read(rec->sigfd, &si, sizeof(si)) != sizeof(si))
+		return;
+	rec->stop = STOP_SIGNAL;
+	rec->stop_signal = (int)si.ssi_signo;
+	/*
+	 * The command ends with the log.  A signal from the terminal
+	 * (SI_KERNEL) already reached it, being in our process group; one
+	 * sent to pmclog alone is passed on.
+	 */
+	if (rec->child && !rec->child_reaped && si.ssi_code != SI_KERNEL)
+		kill(rec->child, (int)si.ssi_signo);
+}
+
+/* Copy records until the target exits, a signal comes or an error. */
+static void record_loop(struct recorder *rec)
+{
+	struct pollfd pfd[3] = {
+		{ .fd = rec->dev, .events = POLLIN },
+		{ .fd = rec->sigfd, .events = POLLIN },
+		{ .fd = rec->pidfd, .events = POLLIN },
+	};
+	nfds_t nfds = rec->pidfd >= 0 ? 3 : 2;
+
+	while (rec->stop == STOP_NONE) {
+		if (poll(pfd, nfds, TICK_MS) < 0) {
+			if (errno == EINTR)
+				continue;
+			warn("poll");
+			set_error(rec, EX_OSERR);
+			break;
+		}
+		if (pfd[0].revents) {
+			ssize_t n = copy_records(rec);
+
+			if (n == 0)
+				rec->stop = STOP_LOG_ENDED;
+			if (n <= 0)
+				break;
+		}
+		if (pfd[1].revents & POLLIN)
+			handle_signal(rec);
+		else if (nfds == 3 && (pfd[2].revents & POLLIN))
+			rec->stop = STOP_TARGET_EXITED;
+		else if (rec->target && rec->pidfd < 0 && target_gone(rec))
+			rec->stop = STOP_TARGET_EXITED;
+		show_live(rec);
+	}
+}
+
+/* After STOP: copy what is left, up to CLOSELOG and read(2)'s 0. */
+static void drain_log(struct recorder *rec)
+{
+	struct pollfd pfd = { .fd = rec->dev, .events = POLLIN };
+	int n;
+
+	for (;;) {
+		do
+			n = poll(&pfd, 1, DRAIN_TIMEOUT_MS);
+		while (n < 0 && errno == EINTR);
+		if (n == 0) {
+			warnx("%s did not end the log within %d s of STOP; %s lacks CLOSELOG",
+			      device_path(), DRAIN_TIMEOUT_MS / 1000, rec->out_name);
+			set_error(rec, EX_PROTOCOL);
+			return;
+		}
+		if (n < 0 || copy_records(rec) <= 0)
+			return;
+	}
+}
+
+static void stop_and_drain(struct recorder *rec)
+{
+	if (rec->stop != STOP_LOG_ENDED) {
+		if (ioctl(rec->dev, PMCLOG_IOC_STOP) < 0) {
+			warn("%s: PMCLOG_IOC_STOP", device_path());
+			set_error(rec, EX_OSERR);
+		}
+		drain_log(rec);
+	}
+	if (rec->status == EX_OK && !rec->stats.closelog) {
+		warnx("the log in %s ended without CLOSELOG", rec->out_name);
+		rec->status = EX_PROTOCOL;
+	}
+}
+
+static void print_summary(struct recorder *rec)
+{
+	const struct pmclog_stats *st = &rec->stats;
+
+	if (rec->live)
+		fprintf(stderr, "\r\033[K");
+	if (rec->opts->verbosity < 0)
+		return;
+	if (rec->opts->verbosity > 0 && rec->stop == STOP_SIGNAL)
+		warnx("stopped by %s", strsignal(rec->stop_signal));
+	fprintf(stderr, "pmclog: %llu records, %llu samples, %llu samples dropped, %llu records dropped, %llu bytes written to %s\n",
+		(unsigned long long)st->records, (unsigned long long)st->samples,
+		(unsigned long long)samples_dropped(st),
+		(unsigned long long)records_dropped(st),
+		(unsigned long long)st->bytes, rec->out_name);
+}
+
+/* ------------------------------------------------------------------ */
+/* Setup and teardown                                                 */
+
+static int open_target_pidfd(struct recorder *rec)
+{
+	rec->pidfd = (int)syscall(SYS_pidfd_open, rec->target, 0);
+	if (rec->pidfd >= 0 || errno == ENOSYS)
+		return 0;	/* without pidfds: polled every TICK_MS */
+	if (errno == ESRCH) {
+		warnx("no process %d", (int)rec->target);
+		return EX_NOINPUT;
+	}
+	warn("pidfd_open(%d)", (int)rec->target);
+	return EX_OSERR;
+}
+
+static void say_what(const struct recorder *rec, const struct pmclog_alloc *alloc,
+		     __u32 abi)
+{
+	const struct record_opts *o = rec->opts;
+
+	if (o->verbosity <= 0)
+		return;
+	fprintf(stderr, "pmclog: module ABI %u.%u.%u; %s as pmc %u, %s %llu; ",
+		PMCLOG_ABI_VERSION_MAJOR(abi), PMCLOG_ABI_VERSION_MINOR(abi),
+		PMCLOG_ABI_VERSION_PATCH(abi), o->event, alloc->pmcid,
+		o->freq ? "Hz" : "period", (unsigned long long)alloc->period);
+	if (o->system)
+		fprintf(stderr, "the whole system");
+	else
+		fprintf(stderr, "process %d%s", (int)rec->target,
+			o->children ? " and its descendants" : "");
+	fprintf(stderr, " -> %s\n", rec->out_name);
+}
+
+/* Everything up to a started log; on failure an exit status, reported. */
+static int start_recording(struct recorder *rec)
+{
+	const struct record_opts *o = rec->opts;
+	struct pmclog_alloc alloc;
+	__u32 abi = 0;
+	int ret;
+
+	rec->dev = device_open(&abi, 0);
+	if (rec->dev < 0)
+		return -rec->dev;
+	ret = allocate_pmc(rec, &alloc);
+	if (!ret)
+		ret = open_output(rec);
+	if (!ret)
+		ret = setup_signals(rec);
+	if (!ret && o->cmd)
+		ret = spawn_command(rec);
+	if (ret)
+		return ret;
+	rec->target = o->cmd ? rec->child : o->pid;
+	if (rec->target)
+		ret = open_target_pidfd(rec);
+	if (!ret)
+		ret = attach_target(rec);
+	if (ret)
+		return ret;
+	say_what(rec, &alloc, abi);
+	if (ioctl(rec->dev, PMCLOG_IOC_START) < 0) {
+		warn("%s: PMCLOG_IOC_START", device_path());
+		return EX_OSERR;
+	}
+	if (o->cmd)
+		rec->status = release_command(rec);
+	return 0;
+}
+
+/*
+ * Close what start_recording() opened.  A command still held on the go
+ * pipe (the setup failed) sees it close and exits without exec.
+ */
+static void teardown(struct recorder *rec)
+{
+	if (rec->go_fd >= 0)
+		close(rec->go_fd);
+	if (rec->exec_fd >= 0)
+		close(rec->exec_fd);
+	reap_command(rec, 0);
+	if (rec->pidfd >= 0)
+		close(rec->pidfd);
+	if (rec->sigfd >= 0)
+		close(rec->sigfd);
+	if (rec->dev >= 0)
+		close(rec->dev);
+	free(rec->buf);
+}
+
+static void close_output(struct recorder *rec)
+{
+	if (rec->out < 0 || rec->out == STDOUT_FILENO)
+		return;
+	/* close(2) is where NFS and some full disks report write errors. */
+	if (close(rec->out) < 0 && rec->status == EX_OK) {
+		warn("cannot write %s", rec->out_name);
+		rec->status = EX_IOERR;
+	}
+	rec->out = -1;
+}
+
+/* Setup failed: remove the empty log rather than leave it behind. */
+static void discard_output(struct recorder *rec)
+{
+	if (rec->out < 0 || rec->out == STDOUT_FILENO)
+		return;
+	close(rec->out);
+	unlink(rec->out_name);
+	rec->out = -1;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts opts = { 0 };
+	struct recorder rec = {
+		.opts = &opts, .dev = -1, .out = -1, .sigfd = -1, .pidfd = -1,
+		.go_fd = -1, .exec_fd = -1,
+	};
+	int ret;
+
+	ret = parse_options(argc, argv, &opts);
+	if (ret)
+		return ret < 0 ? EX_OK : ret;
+	rec.buf = malloc(READ_BUF_SIZE);
+	if (!rec.buf) {
+		warn("cannot allocate the read buffer");
+		return EX_OSERR;
+	}
+	ret = start_recording(&rec);
+	if (ret) {
+		teardown(&rec);
+		discard_output(&rec);
+		return ret;
+	}
+	rec.live = opts.verbosity >= 0 && isatty(STDERR_FILENO);
+	clock_gettime(CLOCK_MONOTONIC, &rec.last_live);
+
+	record_loop(&rec);
+	stop_and_drain(&rec);
+	close_output(&rec);
+	teardown(&rec);
+	print_summary(&rec);
+	report_command_exit(&rec);
+	return rec.status;
+}

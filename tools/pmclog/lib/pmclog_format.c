@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <inttypes.h>
+
+#include "pmclog_events.h"
+#include "pmclog_format.h"
+
+static const char *clock_name(unsigned int clock)
+{
+	return clock == PMCLOG_CLOCK_MONOTONIC ? "monotonic" : NULL;
+}
+
+static const char *vendor_name(unsigned int vendor)
+{
+	switch (vendor) {
+	case PMCLOG_CPU_VENDOR_INTEL:
+		return "intel";
+	case PMCLOG_CPU_VENDOR_AMD:
+		return "amd";
+	case PMCLOG_CPU_VENDOR_UNKNOWN:
+		return "unknown";
+	default:
+		return NULL;
+	}
+}
+
+static const char *pmu_name(unsigned int pmu)
+{
+	switch (pmu) {
+	case PMCLOG_PMU_NONE:
+		return "none";
+	case PMCLOG_PMU_INTEL_ARCH:
+		return "intel-arch";
+	case PMCLOG_PMU_AMD_CORE:
+		return "amd-core";
+	case PMCLOG_PMU_AMD_K7:
+		return "amd-k7";
+	default:
+		return NULL;
+	}
+}
+
+/* " key=name", or " key=N" for a value a newer module added. */
+static void put_enum(FILE *f, const char *key, const char *name, unsigned int v)
+{
+	if (name)
+		fprintf(f, " %s=%s", key, name);
+	else
+		fprintf(f, " %s=%u", key, v);
+}
+
+/* " key=pid", with the kernel's pid as -1. */
+static void put_pid(FILE *f, const char *key, __u32 pid)
+{
+	if (pid == PMCLOG_PID_KERNEL)
+		fprintf(f, " %s=-1", key);
+	else
+		fprintf(f, " %s=%" PRIu32, key, pid);
+}
+
+/* " key=string", escaped so that it stays on one line. */
+static void put_string(FILE *f, const char *key, const char *s)
+{
+	fprintf(f, " %s=", key);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+}
+
+static void put_initialize(FILE *f, const struct pmclog_record *rec)
+{
+	const struct pmclog_initialize *in = rec->rec.initialize;
+
+	fprintf(f, " abi=%u.%u.%u ncpus=%" PRIu32,
+		PMCLOG_ABI_VERSION_MAJOR(in->abi_version),
+		PMCLOG_ABI_VERSION_MINOR(in->abi_version),
+		PMCLOG_ABI_VERSION_PATCH(in->abi_version), in->ncpus);
+	put_enum(f, "clock", clock_name(in->clock), in->clock);
+	put_enum(f, "vendor", vendor_name(in->cpu_vendor), in->cpu_vendor);
+	fprintf(f, " family=%u model=%u stepping=%u",
+		in->cpu_family, in->cpu_model, in->cpu_stepping);
+	put_enum(f, "pmu", pmu_name(in->pmu), in->pmu);
+	put_string(f, "cpuid", rec->name);
+}
+
+static void put_pmcallocate(FILE *f, const struct pmclog_record *rec)
+{
+	const struct pmclog_pmcallocate *pa = rec->rec.pmcallocate;
+
+	fprintf(f, " pmc=%" PRIu32, rec->pmcid);
+	put_enum(f, "event", pmclog_event_name(pa->event), pa->event);
+	fprintf(f, " flags=0x%" PRIx32 " config=0x%" PRIx64 " period=%" PRIu64
+		" freq=%d", pa->flags, (uint64_t)pa->config, (uint64_t)pa->period,
+		!!(pa->flags & PMCLOG_PMC_F_FREQ));
+	put_string(f, "name", rec->name);
+}
+
+static void put_pcsample(FILE *f, const struct pmclog_record *rec)
+{
+	const struct pmclog_pcsample *ps = rec->rec.pcsample;
+
+	fprintf(f, " pmc=%" PRIu32, rec->pmcid);
+	put_pid(f, "pid", ps->pid);
+	put_pid(f, "tid", ps->tid);
+	fprintf(f, " pc=0x%" PRIx64 " mode=%s", (uint64_t)ps->pc,
+		rec->flags & PMCLOG_HF_USER ? "user" : "kernel");
+}
+
+static void put_map_in(FILE *f, const struct pmclog_record *rec)
+{
+	const struct pmclog_map_in *mi = rec->rec.map_in;
+
+	put_pid(f, "pid", mi->pid);
+	fprintf(f, " start=0x%" PRIx64 " end=0x%" PRIx64 " offset=0x%" PRIx64
+		" flags=0x%" PRIx32, (uint64_t)mi->start, (uint64_t)mi->end,
+		(uint64_t)mi->offset, mi->flags);
+	put_string(f, "path", rec->path);
+}
+
+static void put_map_out(FILE *f, const struct pmclog_record *rec)
+{
+	const struct pmclog_map_out *mo = rec->rec.map_out;
+
+	put_pid(f, "pid", mo->pid);
+	fprintf(f, " start=0x%" PRIx64 " end=0x%" PRIx64,
+		(uint64_t)mo->start, (uint64_t)mo->end);
+}
+
+static void put_procexec(FILE *f, const struct pmclog_record *rec)
+{
+	put_pid(f, "pid", rec->rec.procexec->pid);
+	put_string(f, "path", rec->path);
+}
+
+static void put_procfork(FILE *f, const struct pmclog_record *rec)
+{
+	put_pid(f, "ppid", rec->rec.procfork->ppid);
+	put_pid(f, "pid", rec->rec.procfork->pid);
+}
+
+static void put_procexit(FILE *f, const struct pmclog_record *rec)
+{
+	put_pid(f, "pid", rec->rec.procexit->pid);
+	fprintf(f, " status=%" PRIu32, rec->rec.procexit->status);
+}
+
+static void put_dropnotify(FILE *f, const struct pmclog_record *rec)
+{
+	const struct pmclog_dropnotify *dn = rec->rec.dropnotify;
+
+	fprintf(f, " samples=%" PRIu64 " records=%" PRIu64,
+		(uint64_t)dn->samples, (uint64_t)dn->records);
+}
+
+static void put_closelog(FILE *f, const struct pmclog_record *rec)
+{
+	const struct pmclog_closelog *cl = rec->rec.closelog;
+
+	fprintf(f, " samples=%" PRIu64 " samples_dropped=%" PRIu64
+		" records_dropped=%" PRIu64, (uint64_t)cl->samples,
+		(uint64_t)cl->samples_dropped, (uint64_t)cl->records_dropped);
+}
+
+static void put_unknown(FILE *f, const struct pmclog_record *rec)
+{
+	fprintf(f, " type=%" PRIu32 " length=%" PRIu32, rec->type, rec->length);
+}
+
+typedef void (*put_fields_fn)(FILE *f, const struct pmclog_record *rec);
+
+static const put_fields_fn put_fields[] = {
+	[PMCLOG_TYPE_INITIALIZE]	= put_initialize,
+	[PMCLOG_TYPE_CLOSELOG]		= put_closelog,
+	[PMCLOG_TYPE_PMCALLOCATE]	= put_pmcallocate,
+	[PMCLOG_TYPE_PCSAMPLE]		= put_pcsample,
+	[PMCLOG_TYPE_MAP_IN]		= put_map_in,
+	[PMCLOG_TYPE_MAP_OUT]		= put_map_out,
+	[PMCLOG_TYPE_PROCEXEC]		= put_procexec,
+	[PMCLOG_TYPE_PROCFORK]		= put_procfork,
+	[PMCLOG_TYPE_PROCEXIT]		= put_procexit,
+	[PMCLOG_TYPE_DROPNOTIFY]	= put_dropnotify,
+};
+
+_Static_assert(sizeof(put_fields) / sizeof(put_fields[0]) ==
+	       PMCLOG_TYPE_MAX_KNOWN + 1, "a formatter for every known type");
+
+int pmclog_format_record(FILE *f, const struct pmclog_record *rec)
+{
+	const char *name = pmclog_type_name(rec->type);
+
+	fprintf(f, "%s cpu=%" PRIu32 " ts=%" PRIu64, name ? name : "UNKNOWN",
+		rec->cpu, (uint64_t)rec->tstamp);
+	if (name)
+		put_fields[rec->type](f, rec);
+	else
+		put_unknown(f, rec);
+	return fputc('\n', f) == EOF ? -1 : 0;
+}

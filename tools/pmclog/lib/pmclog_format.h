@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libpmclog format: one line of text per record, for `pmclog dump`.
+ *
+ * The line is the type name, then space-separated key=value fields; the
+ * first two are always cpu= and ts= (nanoseconds, decimal).  Scripts parse
+ * these lines, so fields are only ever appended, and a free-text field
+ * (path=, name=) is always the last one.  Such a string is printed as it
+ * is except for bytes below 0x20, 0x7f and backslash, which are escaped as
+ * \xNN, so that one record is always one line.  A pid of
+ * PMCLOG_PID_KERNEL prints as -1.  Unknown types print as
+ * "UNKNOWN cpu=N ts=N type=N length=N".
+ */
+#ifndef PMCLOG_FORMAT_H
+#define PMCLOG_FORMAT_H
+
+#include <stdio.h>
+
+#include "pmclog_reader.h"
+
+/*
+ * Print rec as one line, newline included, to f.
+ * Return: 0, or -1 when writing to f failed (see ferror(f)).
+ */
+int pmclog_format_record(FILE *f, const struct pmclog_record *rec);
+
+#endif /* PMCLOG_FORMAT_H */

@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libpmclog reader: validate a pmclog byte stream record by record.
+ *
+ * Bytes arrive in r->buf, from pmclog_reader__feed() (memory mode) or from
+ * read(2) on r->fd (fd mode); [head, tail) is what is buffered and not yet
+ * consumed.  A record is only consumed once it is whole: it is then
+ * copied to r->rec, which is 8-byte aligned, and described to the caller.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pmclog_reader.h"
+
+#define READ_CHUNK	(64 * 1024)
+
+#define offsetofend(type, field) \
+	(offsetof(type, field) + sizeof(((type *)0)->field))
+
+enum reader_state {
+	RS_EXPECT_INITIALIZE,	/* nothing read yet */
+	RS_RECORDS,		/* INITIALIZE accepted */
+	RS_END,			/* CLOSELOG, or input ended at a boundary */
+	RS_ERROR,		/* sticky: r->err, r->errmsg */
+};
+
+struct pmclog_reader {
+	enum reader_state state;
+	enum pmclog_reader_end end;
+	int fd;			/* -1: memory mode */
+	bool own_fd;		/* opened by open_file: close it on free */
+	bool input_done;	/* read(2) returned 0, or feed_eof() */
+
+	unsigned char *buf;
+	size_t cap;
+	size_t head;		/* first byte not consumed */
+	size_t tail;		/* first byte not filled */
+	__u64 head_offset;	/* log offset of buf[head] */
+	__u64 rec_offset;	/* log offset of the current record */
+
+	int err;		/* negative errno in RS_ERROR, else 0 */
+	char errmsg[256];
+	pmclog_reader_log_fn log_fn;
+	void *log_ctx;
+
+	__u32 abi_version;	/* INITIALIZE's, even if refused */
+	bool have_init;		/* init holds an accepted INITIALIZE */
+	struct pmclog_initialize init;
+	char cpu_id[sizeof(((struct pmclog_initialize *)0)->cpu_id) + 1];
+
+	/* The current record, aligned for the typed structs. */
+	__u64 rec[PMCLOG_RECORD_MAX / sizeof(__u64)];
+};
+
+static const size_t record_min_size[] = {
+	[PMCLOG_TYPE_INITIALIZE]	= sizeof(struct pmclog_initialize),
+	[PMCLOG_TYPE_CLOSELOG]		= sizeof(struct pmclog_closelog),
+	[PMCLOG_TYPE_PMCALLOCATE]	= sizeof(struct pmclog_pmcallocate),
+	[PMCLOG_TYPE_PCSAMPLE]		= sizeof(struct pmclog_pcsample),
+	[PMCLOG_TYPE_MAP_IN]		= sizeof(struct pmclog_map_in),
+	[PMCLOG_TYPE_MAP_OUT]		= sizeof(struct pmclog_map_out),
+	[PMCLOG_TYPE_PROCEXEC]		= sizeof(struct pmclog_procexec),
+	[PMCLOG_TYPE_PROCFORK]		= sizeof(struct pmclog_procfork),
+	[PMCLOG_TYPE_PROCEXIT]		= sizeof(struct pmclog_procexit),
+	[PMCLOG_TYPE_DROPNOTIFY]	= sizeof(struct pmclog_dropnotify),
+};
+
+static const char *const record_type_name[] = {
+	[PMCLOG_TYPE_INITIALIZE]	= "INITIALIZE",
+	[PMCLOG_TYPE_CLOSELOG]		= "CLOSELOG",
+	[PMCLOG_TYPE_PMCALLOCATE]	= "PMCALLOCATE",
+	[PMCLOG_TYPE_PCSAMPLE]		= "PCSAMPLE",
+	[PMCLOG_TYPE_MAP_IN]		= "MAP_IN",
+	[PMCLOG_TYPE_MAP_OUT]		= "MAP_OUT",
+	[PMCLOG_TYPE_PROCEXEC]		= "PROCEXEC",
+	[PMCLOG_TYPE_PROCFORK]		= "PROCFORK",
+	[PMCLOG_TYPE_PROCEXIT]		= "PROCEXIT",
+	[PMCLOG_TYPE_DROPNOTIFY]	= "DROPNOTIFY",
+};
+
+_Static_assert(sizeof(record_min_size) / sizeof(record_min_size[0]) ==
+	       PMCLOG_TYPE_MAX_KNOWN + 1, "a size for every known type");
+_Static_assert(sizeof(record_type_name) / sizeof(record_type_name[0]) ==
+	       PMCLOG_TYPE_MAX_KNOWN + 1, "a name for every known type");
+
+size_t pmclog_record_min_size(unsigned int type)
+{
+	return type <= PMCLOG_TYPE_MAX_KNOWN ? record_min_size[type] : 0;
+}
+
+const char *pmclog_type_name(unsigned int type)
+{
+	return type <= PMCLOG_TYPE_MAX_KNOWN ? record_type_name[type] : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                             */
+
+static int fail_errno(int err)
+{
+	errno = err;
+	return -err;
+}
+
+/* Enter the sticky error state with err (negative) and a message. */
+__attribute__((format(printf, 3, 4)))
+static int reader_fail(struct pmclog_reader *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->errmsg, sizeof(r->errmsg), fmt, ap);
+	va_end(ap);
+	r->state = RS_ERROR;
+	r->err = err;
+	if (r->log_fn)
+		r->log_fn(r->log_ctx, r->errmsg);
+	return fail_errno(-err);
+}
+
+/* ------------------------------------------------------------------ */
+/* Construction                                                       */
+
+static bool opts_valid(const struct pmclog_reader_opts *opts)
+{
+	size_t known = offsetofend(struct pmclog_reader_opts,
+				   pmclog_reader_opts__last_field);
+	const unsigned char *bytes = (const unsigned char *)opts;
+
+	if (!opts)
+		return true;
+	if (opts->sz < sizeof(opts->sz))
+		return false;
+	for (size_t i = known; i < opts->sz; i++)
+		if (bytes[i])
+			return false;
+	return true;
+}
+
+#define OPTS_HAS(opts, field) \
+	((opts) && (opts)->sz >= offsetofend(typeof(*(opts)), field))
+#define OPTS_GET(opts, field, fallback) \
+	(OPTS_HAS(opts, field) ? (opts)->field : (fallback))
+
+static struct pmclog_reader *reader_alloc(int fd,
+					  const struct pmclog_reader_opts *opts)
+{
+	struct pmclog_reader *r;
+
+	if (!opts_valid(opts)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->fd = fd;
+	r->state = RS_EXPECT_INITIALIZE;
+	r->log_fn = OPTS_GET(opts, log_fn, NULL);
+	r->log_ctx = OPTS_GET(opts, log_ctx, NULL);
+	return r;
+}
+
+struct pmclog_reader *pmclog_reader__new(const struct pmclog_reader_opts *opts)
+{
+	return reader_alloc(-1, opts);
+}
+
+struct pmclog_reader *pmclog_reader__open_fd(int fd,
+					     const struct pmclog_reader_opts *opts)
+{
+	if (fd < 0) {
+		errno = EBADF;
+		return NULL;
+	}
+	return reader_alloc(fd, opts);
+}
+
+struct pmclog_reader *pmclog_reader__open_file(const char *path,
+					       const struct pmclog_reader_opts *opts)
+{
+	struct pmclog_reader *r;
+	int fd, saved;
+
+	if (!opts_valid(opts)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	r = reader_alloc(fd, opts);
+	if (!r) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return NULL;
+	}
+	r->own_fd = true;
+	return r;
+}
+
+void pmclog_reader__free(struct pmclog_reader *r)
+{
+	if (!r)
+		return;
+	if (r->own_fd)
+		close(r->fd);
+	free(r->buf);
+	free(r);
+}
+
+/* ------------------------------------------------------------------ */
+/* Buffering                                                          */
+
+static size_t buffered(const struct pmclog_reader *r)
+{
+	return r->tail - r->head;
+}
+
+/* Make room for at least room more bytes after tail. */
+static int buf_reserve(struct pmclog_reader *r, size_t room)
+{
+	size_t need, cap;
+	unsigned char *buf;
+
+	if (r->head) {
+		memmove(r->buf, r->buf + r->head, buffered(r));
+		r->tail -= r->head;
+		r->head = 0;
+	}
+	if (room > SIZE_MAX - r->tail)
+		return -ENOMEM;
+	need = r->tail + room;
+	if (need <= r->cap)
+		return 0;
+	cap = r->cap ? r->cap : READ_CHUNK;
+	while (cap < need)
+		cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+	buf = realloc(r->buf, cap);
+	if (!buf)
+		return -ENOMEM;
+	r->buf = buf;
+	r->cap = cap;
+	return 0;
+}
+
+int pmclog_reader__feed(struct pmclog_reader *r, const void *buf, size_t len)
+{
+	if (!r || r->fd >= 0 || r->input_done || (!buf && len))
+		return fail_errno(EINVAL);
+	if (!len)
+		return 0;
+	if (buf_reserve(r, len))
+		return fail_errno(ENOMEM);
+	memcpy(r->buf + r->tail, buf, len);
+	r->tail += len;
+	return 0;
+}
+
+int pmclog_reader__feed_eof(struct pmclog_reader *r)
+{
+	if (!r || r->fd >= 0)
+		return fail_errno(EINVAL);
+	r->input_done = true;
+	return 0;
+}
+
+/* fd mode: read(2) until want bytes are buffered or the input ends. */
+static int fd_fill(struct pmclog_reader *r, size_t want)
+{
+	ssize_t n;
+
+	while (!r->input_done && buffered(r) < want) {
+		if (buf_reserve(r, READ_CHUNK))
+			return reader_fail(r, -ENOMEM, "out of memory reading at offset %llu",
+					   (unsigned long long)r->head_offset);
+		n = read(r->fd, r->buf + r->tail, r->cap - r->tail);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return reader_fail(r, -errno, "read error at offset %llu: %s",
+					   (unsigned long long)(r->head_offset + buffered(r)),
+					   strerror(errno));
+		if (n == 0)
+			r->input_done = true;
+		r->tail += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Have want bytes buffered at head.
+ * Return: 0; -ENODATA when the input ended first; -EAGAIN when a memory
+ * reader needs more; another negative errno after a read error.
+ */
+static int buf_want(struct pmclog_reader *r, size_t want)
+{
+	if (r->fd >= 0) {
+		int err = fd_fill(r, want);
+
+		if (err)
+			return err;
+	}
+	if (buffered(r) >= want)
+		return 0;
+	return r->input_done ? -ENODATA : -EAGAIN;
+}
+
+static void buf_consume(struct pmclog_reader *r, size_t len)
+{
+	r->head += len;
+	r->head_offset += len;
+}
+
+/* ------------------------------------------------------------------ */
+/* Validation                                                         */
+
+static unsigned long long offset_of(const struct pmclog_reader *r)
+{
+	return (unsigned long long)r->rec_offset;
+}
+
+static int check_header(struct pmclog_reader *r, const struct pmclog_header *h)
+{
+	size_t min = pmclog_record_min_size(h->type);
+
+	if (h->magic != PMCLOG_HEADER_MAGIC)
+		return reader_fail(r, -EBADMSG,
+				   "bad record magic 0x%02x at offset %llu: expected 0x%02x (not a pmclog log, or a corrupt one)",
+				   h->magic, offset_of(r), PMCLOG_HEADER_MAGIC);
+	if (h->type == 0)
+		return reader_fail(r, -EBADMSG,
+				   "record type 0 at offset %llu: expected a type from 1 up (corrupt log)",
+				   offset_of(r));
+	if (h->length < sizeof(*h) || h->length % PMCLOG_RECORD_ALIGN)
+		return reader_fail(r, -EBADMSG,
+				   "bad record length %u at offset %llu: expected a multiple of %u, at least %zu",
+				   h->length, offset_of(r), PMCLOG_RECORD_ALIGN, sizeof(*h));
+	if (h->length < min)
+		return reader_fail(r, -EBADMSG,
+				   "%s record at offset %llu is %u bytes: expected at least %zu",
+				   pmclog_type_name(h->type), offset_of(r), h->length, min);
+	if (r->state == RS_EXPECT_INITIALIZE && h->type != PMCLOG_TYPE_INITIALIZE)
+		return reader_fail(r, -EBADMSG,
+				   "record at offset %llu has type %u: expected INITIALIZE first (not the start of a pmclog log)",
+				   offset_of(r), h->type);
+	if (r->have_init && h->cpu >= r->init.ncpus)
+		return reader_fail(r, -EBADMSG,
+				   "record at offset %llu has cpu %u: expected below INITIALIZE's ncpus=%u",
+				   offset_of(r), h->cpu, r->init.ncpus);
+	return 0;
+}
+
+/*
+ * The NUL-terminated string at byte off of the current record, which must
+ * end before byte end; NULL if it does not.
+ */
+static const char *record_string(const struct pmclog_reader *r, size_t off,
+				 size_t end)
+{
+	const char *s = (const char *)r->rec + off;
+
+	if (off >= end || !memchr(s, '\0', end - off))
+		return NULL;
+	return s;
+}
+
+static int decode_initialize(struct pmclog_reader *r, struct pmclog_record *ev)
+{
+	const struct pmclog_initialize *in = ev->rec.initialize;
+	__u32 v = in->abi_version;
+
+	r->abi_version = v;
+	if (PMCLOG_ABI_VERSION_MAJOR(v) != PMCLOG_ABI_MAJOR)
+		return reader_fail(r, -EPROTONOSUPPORT,
+				   "log has ABI version %u.%u.%u; this pmclog reads major %u only",
+				   PMCLOG_ABI_VERSION_MAJOR(v), PMCLOG_ABI_VERSION_MINOR(v),
+				   PMCLOG_ABI_VERSION_PATCH(v), PMCLOG_ABI_MAJOR);
+	if (ev->cpu >= in->ncpus)
+		return reader_fail(r, -EBADMSG,
+				   "INITIALIZE at offset %llu has cpu %u and ncpus %u: expected cpu below ncpus",
+				   offset_of(r), ev->cpu, in->ncpus);
+	r->init = *in;
+	r->have_init = true;
+	memcpy(r->cpu_id, in->cpu_id, sizeof(in->cpu_id));
+	r->cpu_id[sizeof(in->cpu_id)] = '\0';
+	ev->name = r->cpu_id;
+	r->state = RS_RECORDS;
+	return 1;
+}
+
+static int decode_path(struct pmclog_reader *r, struct pmclog_record *ev)
+{
+	size_t off = pmclog_record_min_size(ev->type);
+
+	ev->path = record_string(r, off, ev->length);
+	if (!ev->path)
+		return reader_fail(r, -EBADMSG,
+				   "%s record at offset %llu: expected a NUL-terminated path in bytes %zu..%u",
+				   pmclog_type_name(ev->type), offset_of(r), off, ev->length);
+	return 1;
+}
+
+static int decode_pmcallocate(struct pmclog_reader *r, struct pmclog_record *ev)
+{
+	size_t off = offsetof(struct pmclog_pmcallocate, name);
+
+	ev->name = record_string(r, off, off + sizeof(ev->rec.pmcallocate->name));
+	if (!ev->name)
+		return reader_fail(r, -EBADMSG,
+				   "PMCALLOCATE record at offset %llu: expected a NUL-terminated event name",
+				   offset_of(r));
+	return 1;
+}
+
+/* Type-specific checks of a whole record in r->rec; 1 when it is valid. */
+static int decode_body(struct pmclog_reader *r, struct pmclog_record *ev)
+{
+	switch (ev->type) {
+	case PMCLOG_TYPE_INITIALIZE:
+		return decode_initialize(r, ev);
+	case PMCLOG_TYPE_PMCALLOCATE:
+		return decode_pmcallocate(r, ev);
+	case PMCLOG_TYPE_MAP_IN:
+	case PMCLOG_TYPE_PROCEXEC:
+		return decode_path(r, ev);
+	case PMCLOG_TYPE_CLOSELOG:
+		r->state = RS_END;
+		r->end = PMCLOG_READER_END_CLOSELOG;
+		return 1;
+	default:
+		/* Fixed-size records, and types of a newer minor version. */
+		return 1;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The state machine                                                  */
+
+/*
+ * The input ended before the record at head was whole; h is its header if
+ * that much arrived.  Ending exactly at a record boundary ends the log.
+ */
+static int input_ended(struct pmclog_reader *r, const struct pmclog_header *h)
+{
+	size_t left = buffered(r);
+
+	if (!left && r->state == RS_EXPECT_INITIALIZE)
+		return reader_fail(r, -EBADMSG,
+				   "log is empty: expected an INITIALIZE record at offset 0");
+	if (!left) {
+		r->state = RS_END;
+		r->end = PMCLOG_READER_END_EOF;
+		return 0;
+	}
+	if (!h)
+		return reader_fail(r, -EBADMSG,
+				   "truncated record at offset %llu: only %zu bytes of a %zu-byte header present",
+				   offset_of(r), left, sizeof(struct pmclog_header));
+	return reader_fail(r, -EBADMSG,
+			   "truncated record at offset %llu: header says %u bytes, only %zu present",
+			   offset_of(r), h->length, left);
+}
+
+static int want_or_end(struct pmclog_reader *r, size_t want,
+		       const struct pmclog_header *h)
+{
+	int err = buf_want(r, want);
+
+	if (err == -ENODATA)
+		return input_ended(r, h);
+	if (err == -EAGAIN)
+		return fail_errno(EAGAIN);
+	return err ? err : 1;
+}
+
+int pmclog_reader__next(struct pmclog_reader *r, struct pmclog_record *ev)
+{
+	struct pmclog_header h;
+	int ret;
+
+	if (!r || !ev)
+		return fail_errno(EINVAL);
+	if (r->state == RS_ERROR)
+		return fail_errno(-r->err);
+	if (r->state == RS_END)
+		return 0;
+
+	r->rec_offset = r->head_offset;
+	ret = want_or_end(r, sizeof(h), NULL);
+	if (ret <= 0)
+		return ret;
+	memcpy(&h, r->buf + r->head, sizeof(h));
+	ret = check_header(r, &h);
+	if (ret)
+		return ret;
+	ret = want_or_end(r, h.length, &h);
+	if (ret <= 0)
+		return ret;
+
+	memcpy(r->rec, r->buf + r->head, h.length);
+	buf_consume(r, h.length);
+
+	memset(ev, 0, sizeof(*ev));
+	ev->type = h.type;
+	ev->length = h.length;
+	ev->cpu = h.cpu;
+	ev->flags = h.flags;
+	ev->pmcid = h.pmcid;
+	ev->tstamp = h.tstamp;
+	ev->offset = r->rec_offset;
+	ev->rec.header = (const struct pmclog_header *)r->rec;
+	return decode_body(r, ev);
+}
+
+/* ------------------------------------------------------------------ */
+/* Accessors                                                          */
+
+enum pmclog_reader_end pmclog_reader__end(const struct pmclog_reader *r)
+{
+	return r->end;
+}
+
+__u64 pmclog_reader__offset(const struct pmclog_reader *r)
+{
+	return r->rec_offset;
+}
+
+int pmclog_reader__error(const struct pmclog_reader *r)
+{
+	return r->err;
+}
+
+const char *pmclog_reader__errmsg(const struct pmclog_reader *r)
+{
+	return r->errmsg;
+}
+
+__u32 pmclog_reader__abi_version(const struct pmclog_reader *r)
+{
+	return r->abi_version;
+}
+
+const struct pmclog_initialize *
+pmclog_reader__initialize(const struct pmclog_reader *r)
+{
+	return r->have_init ? &r->init : NULL;
+}
