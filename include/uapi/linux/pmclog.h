@@ -21,14 +21,16 @@
  * NULs to its length.  The first record of a log is INITIALIZE, the last
  * one is CLOSELOG.
  *
- * Order.  Records that one CPU produces are in the stream in the order of
- * their timestamps.  Samples wait in a small per-CPU buffer (the module
- * parameter nsamples) until that CPU next drains it, at most one scheduler
- * tick later, while records about the address space (MAP_IN, MAP_OUT,
- * PROC*) are written when the change happens.  Readers that attribute
- * samples to objects therefore process the stream in (tstamp, position)
- * order; a record never appears after a record that was written more than
- * one drain interval later.
+ * Order.  The records of one CPU are in the stream in tstamp order, but
+ * the stream as a whole is not: samples wait in a small per-CPU buffer
+ * (the module parameter nsamples) until that CPU's next tick, while
+ * MAP_IN, MAP_OUT, PROC* and KSYMBOL are written when the change happens.
+ * A reader that attributes samples to objects first sorts the records by
+ * (tstamp, position in the stream); it then sees every MAP_IN before the
+ * samples inside it and every MAP_OUT after them.  The MAP_INs of what was
+ * already mapped at START (PMCLOG_MAP_F_INITIAL) carry START's time.
+ * Records that the recorder adds (PMCLOG_HF_SYNTH) carry the tstamp of the
+ * record they follow.
  *
  * Reading.  read(2) returns whole records only, as many as fit in the
  * buffer; a buffer too small for the next record fails with EINVAL.
@@ -87,6 +89,7 @@ struct pmclog_header {
 
 /* Header flags. */
 #define PMCLOG_HF_USER		0x01U	/* PCSAMPLE: the CPU was in user mode */
+#define PMCLOG_HF_SYNTH		0x02U	/* written by the recorder, not the kernel */
 
 enum pmclog_type {
 	/* ABI 1.0 */
@@ -100,8 +103,9 @@ enum pmclog_type {
 	PMCLOG_TYPE_PROCFORK	= 8,
 	PMCLOG_TYPE_PROCEXIT	= 9,
 	PMCLOG_TYPE_DROPNOTIFY	= 10,
+	PMCLOG_TYPE_KSYMBOL	= 11,
 	/* Append new types here, and bump PMCLOG_ABI_MINOR. */
-	PMCLOG_TYPE_MAX_KNOWN	= PMCLOG_TYPE_DROPNOTIFY,
+	PMCLOG_TYPE_MAX_KNOWN	= PMCLOG_TYPE_KSYMBOL,
 };
 
 /* The pid of records about the kernel and its modules (MAP_IN, MAP_OUT). */
@@ -198,15 +202,21 @@ struct pmclog_pcsample {
 
 /*
  * MAP_IN, 48 bytes + path: [start, end) of process pid now holds
- * executable code read from path, start being at byte offset of the file.
+ * executable code.
  *
  *   pid      process, or PMCLOG_PID_KERNEL for the kernel image and modules
  *   flags    PMCLOG_MAP_F_*
  *   start    first byte
  *   end      first byte past the mapping
- *   offset   file offset of start, in bytes
- *   path     NUL-terminated; "[kernel]" or a module name for pid -1,
- *            "[anon exec]" for PMCLOG_MAP_F_ANON
+ *   offset   a file mapping: the file offset of start, in bytes;
+ *            "[kernel]": the link-time address of start, so that a symbol
+ *            of vmlinux or System.map at A runs at A - offset + start;
+ *            a module: 0
+ *   path     NUL-terminated: the file; "[kernel]"; a module's name; for
+ *            PMCLOG_MAP_F_ANON "[anon exec]" or the kernel's name of a
+ *            special mapping ("[vdso]")
+ *
+ * A MAP_IN over addresses already mapped replaces what was there.
  */
 struct pmclog_map_in {
 	struct pmclog_header header;
@@ -219,8 +229,9 @@ struct pmclog_map_in {
 };
 
 #define PMCLOG_MAP_F_ANON	0x1U	/* anonymous executable memory (JIT) */
-#define PMCLOG_MAP_F_KMODULE	0x2U	/* a kernel module's section */
+#define PMCLOG_MAP_F_KMODULE	0x2U	/* a kernel module's text */
 #define PMCLOG_MAP_F_INITIAL	0x4U	/* already there when the log started */
+#define PMCLOG_MAP_F_INIT	0x8U	/* a module's init text, gone once live */
 
 /* MAP_OUT, 40 bytes: [start, end) of pid no longer holds code. */
 struct pmclog_map_out {
@@ -231,7 +242,11 @@ struct pmclog_map_out {
 	__u64	end;
 };
 
-/* PROCEXEC, 24 bytes + path: pid replaced its image with path. */
+/*
+ * PROCEXEC, 24 bytes + path: pid replaced its image with the executable
+ * path.  Written when the old address space is gone and before the MAP_INs
+ * of the new image: a reader forgets every map of pid here.
+ */
 struct pmclog_procexec {
 	struct pmclog_header header;
 	__u32	pid;
@@ -239,14 +254,20 @@ struct pmclog_procexec {
 	char	path[];
 };
 
-/* PROCFORK, 24 bytes: ppid created the process pid. */
+/*
+ * PROCFORK, 24 bytes: ppid created the process pid, whose maps start as a
+ * copy of ppid's.
+ */
 struct pmclog_procfork {
 	struct pmclog_header header;
 	__u32	ppid;
 	__u32	pid;
 };
 
-/* PROCEXIT, 24 bytes: the last thread of pid exited with status. */
+/*
+ * PROCEXIT, 24 bytes: the last thread of pid exited with status.  Its
+ * maps stay valid for samples taken before this record.
+ */
 struct pmclog_procexit {
 	struct pmclog_header header;
 	__u32	pid;
@@ -261,6 +282,28 @@ struct pmclog_dropnotify {
 	struct pmclog_header header;
 	__u64	samples;	/* the per-CPU sample buffer was full */
 	__u64	records;	/* the log was full */
+};
+
+/*
+ * KSYMBOL, 40 bytes + name: a function of a kernel object, at its run-time
+ * address, so that a report names it without the object's file, for
+ * modules loaded and unloaded during the run alike.  The module writes
+ * these for the modules that load while the log runs (their .init.text
+ * functions included); the recorder writes them, with PMCLOG_HF_SYNTH,
+ * for the kernel and the modules already loaded (from /proc/kallsyms).
+ *
+ *   pid     PMCLOG_PID_KERNEL
+ *   start   first byte of the function
+ *   size    its size in bytes; 0 if unknown (up to the next symbol)
+ *   name    NUL-terminated function name
+ */
+struct pmclog_ksymbol {
+	struct pmclog_header header;
+	__u32	pid;
+	__u32	__reserved;
+	__u64	start;
+	__u64	size;
+	char	name[];
 };
 
 /* ------------------------------------------------------------------ */
@@ -383,6 +426,7 @@ __PMCLOG_ASSERT(sizeof(struct pmclog_procexec) == 24, "PROCEXEC");
 __PMCLOG_ASSERT(sizeof(struct pmclog_procfork) == 24, "PROCFORK");
 __PMCLOG_ASSERT(sizeof(struct pmclog_procexit) == 24, "PROCEXIT");
 __PMCLOG_ASSERT(sizeof(struct pmclog_dropnotify) == 32, "DROPNOTIFY");
+__PMCLOG_ASSERT(sizeof(struct pmclog_ksymbol) == 40, "KSYMBOL");
 __PMCLOG_ASSERT(sizeof(struct pmclog_version) == 8, "pmclog_version");
 __PMCLOG_ASSERT(sizeof(struct pmclog_alloc) == 32, "pmclog_alloc");
 __PMCLOG_ASSERT(sizeof(struct pmclog_attach) == 16, "pmclog_attach");
