@@ -1,0 +1,184 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# TAP helpers for the scenarios, inside the VM (busybox sh).  /init sets
+# SCENARIO (e.g. 20-system) and OUT (/out/20-system, where artefacts go:
+# they come back to the host in build/vm/results/<release>/).
+#
+# Every result line is "ok N - SCENARIO: what" or "not ok N - ...": the
+# host matches these on the console and renumbers them across kernels.
+# N counts over the whole boot (the counter lives in /run/tap).
+
+: "${SCENARIO:=adhoc}"
+: "${OUT:=/out/$SCENARIO}"
+PMCLOG_KO=${PMCLOG_KO:-/lib/modules/pmclog.ko}
+TAP_DIR=/run/tap
+mkdir -p "$TAP_DIR" "$OUT"
+
+_tap_emit() {
+	# $1: "ok" or "not ok"; $2: description (with any "# SKIP ...")
+	_n=$(($(cat "$TAP_DIR/count" 2>/dev/null || echo 0) + 1))
+	echo "$_n" >"$TAP_DIR/count"
+	echo "$1 $_n - $SCENARIO: $2" | tee -a "$OUT/tap.txt"
+	echo "$1" >>"$TAP_DIR/$SCENARIO"
+}
+
+diag() { echo "# $SCENARIO: $*" | tee -a "$OUT/tap.txt"; }
+ok() { _tap_emit ok "$*"; }
+not_ok() { _tap_emit "not ok" "$*"; }
+skip() { _what=$1; shift; _tap_emit ok "$_what # SKIP $*"; }
+
+# check DESC CMD ARGS...: ok when the command succeeds.
+check() {
+	_what=$1
+	shift
+	if "$@"; then ok "$_what"; else not_ok "$_what"; return 1; fi
+}
+
+# is GOT WANT DESC
+is() {
+	if [ "$1" = "$2" ]; then
+		ok "$3"
+	else
+		not_ok "$3"
+		diag "  got '$1', want '$2'"
+		return 1
+	fi
+}
+
+# in_band VALUE LOW HIGH DESC: LOW <= VALUE <= HIGH, integers.
+in_band() {
+	case $1 in '' | *[!0-9]*)
+		not_ok "$4"
+		diag "  '$1' is not a number (band $2..$3)"
+		return 1
+		;;
+	esac
+	if [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; then
+		ok "$4 ($1 in $2..$3)"
+	else
+		not_ok "$4"
+		diag "  $1 not in $2..$3"
+		return 1
+	fi
+}
+
+# at_least VALUE MIN DESC
+at_least() {
+	case $1 in '' | *[!0-9]*)
+		not_ok "$3"
+		diag "  '$1' is not a number (want >= $2)"
+		return 1
+		;;
+	esac
+	if [ "$1" -ge "$2" ]; then ok "$3 ($1)"; else
+		not_ok "$3"
+		diag "  $1 < $2"
+		return 1
+	fi
+}
+
+# bail REASON: the rest of the scenario cannot run; counts as a failure.
+bail() {
+	not_ok "$*"
+	exit 1
+}
+
+# ------------------------------------------------------------------
+# The module and the tool
+
+have_module() { [ -f "$PMCLOG_KO" ]; }
+have_tool() { command -v pmclog >/dev/null 2>&1; }
+
+require_module() {
+	have_module || bail "prerequisite: $PMCLOG_KO is in the initramfs (did the module build?)"
+}
+
+require_tool() {
+	have_tool || bail "prerequisite: pmclog tool is in the initramfs (did tools/pmclog build?)"
+}
+
+module_loaded() { grep -q '^pmclog ' /proc/modules; }
+
+# module_load [PARAM=VALUE ...]: a fresh instance with these parameters.
+module_load() {
+	if module_loaded && ! rmmod pmclog 2>"$OUT/rmmod.err"; then
+		diag "rmmod before reload failed: $(cat "$OUT/rmmod.err")"
+		return 1
+	fi
+	if ! insmod "$PMCLOG_KO" "$@" 2>"$OUT/insmod.err"; then
+		diag "insmod $PMCLOG_KO $*: $(cat "$OUT/insmod.err")"
+		return 1
+	fi
+	# devtmpfs creates the node synchronously with misc_register; wait a
+	# little anyway in case a later module creates it asynchronously.
+	wait_for 5 test -c /dev/pmclog
+}
+
+# wait_for SECONDS CMD ARGS...: poll CMD every 0.1 s until it succeeds.
+wait_for() {
+	_tries=$(($1 * 10))
+	shift
+	while ! "$@"; do
+		_tries=$((_tries - 1))
+		[ "$_tries" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+# shellcheck disable=SC2034 # WAIT_STATUS is for the caller
+# wait_exit PID SECONDS: wait for a background child; its status in
+# $WAIT_STATUS, or return 1 (child still running) after SECONDS.
+wait_exit() {
+	if ! wait_for "$2" _gone "$1"; then
+		WAIT_STATUS=
+		return 1
+	fi
+	wait "$1"
+	WAIT_STATUS=$?
+}
+
+# A child that exited but was not waited for is a zombie: gone for us.
+_gone() {
+	[ -d "/proc/$1" ] || return 0
+	grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null
+}
+
+# ------------------------------------------------------------------
+# pmclog dump output: "TYPE cpu=N ts=N key=value ..." one record a line
+
+# dump_log LOG TXT: decode LOG into TXT; the tool's exit status.
+dump_log() {
+	pmclog dump -i "$1" >"$2" 2>"$2.err"
+}
+
+# kv_awk TXT PROGRAM: PROGRAM sees $1 = the type and f["key"] = value.
+kv_awk() {
+	awk '{ delete f
+	       for (i = 2; i <= NF; i++) {
+	           k = $i; v = $i
+	           if (!sub(/=.*/, "", k)) continue
+	           sub(/^[^=]*=/, "", v); f[k] = v
+	       } }
+	     '"$2" "$1"
+}
+
+count_type() { awk -v t="$2" '$1 == t { n++ } END { print n + 0 }' "$1"; }
+first_type() { awk 'NF { print $1; exit }' "$1"; }
+last_type() { awk 'NF { t = $1 } END { print t }' "$1"; }
+
+# field_of TXT TYPE KEY: KEY's value in the last TYPE record.
+field_of() {
+	kv_awk "$1" '$1 == "'"$2"'" { v = f["'"$3"'"] } END { print v }'
+}
+
+# sum_field TXT TYPE KEY: the sum of KEY over TYPE records.
+sum_field() {
+	kv_awk "$1" '$1 == "'"$2"'" { s += f["'"$3"'"] } END { printf "%d\n", s }'
+}
+
+# types_summary TXT: "TYPE count" lines, most frequent first.
+types_summary() {
+	awk 'NF { n[$1]++ } END { for (t in n) print n[t], t }' "$1" | sort -rn |
+		awk '{ printf "%-12s %d\n", $2, $1 }'
+}

@@ -1,0 +1,56 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 90
+#
+# A recorder holds the module: rmmod fails while it runs.  SIGKILLed in
+# the middle of sampling, it must leave nothing behind that stops rmmod.
+# shellcheck source=tests/vm/lib.sh
+. /lib/vmtest/lib.sh
+require_module
+require_tool
+module_load || bail "load pmclog.ko"
+
+/bin/busy 4 &
+busy=$!
+pmclog record -a -F 1000 -q -o "$OUT/kill.pmclog" >"$OUT/record.out" 2>"$OUT/record.err" &
+rec=$!
+
+# Sampling has started once records reach the file.
+if ! wait_for 10 test -s "$OUT/kill.pmclog"; then
+	diag "record: $(tail -n 3 "$OUT/record.err")"
+fi
+check "recorder is running after 1 s" sh -c "sleep 1; kill -0 $rec"
+diag "module use count: $(awk '$1 == "pmclog" { print $3 }' /proc/modules)"
+if rmmod pmclog 2>"$OUT/rmmod-busy.err"; then
+	not_ok "rmmod pmclog fails while a recorder has /dev/pmclog open"
+	module_load
+else
+	ok "rmmod pmclog fails while a recorder has /dev/pmclog open"
+	diag "rmmod said: $(cat "$OUT/rmmod-busy.err")"
+fi
+
+kill -KILL "$rec"
+if wait_exit "$rec" 10; then
+	is "$WAIT_STATUS" 137 "recorder died of SIGKILL"
+else
+	not_ok "recorder died within 10 s of SIGKILL"
+fi
+kill "$busy" 2>/dev/null
+wait "$busy" 2>/dev/null
+
+# The last fput runs before the recorder is reaped, so no retry should be
+# needed; allow 5 s of them anyway and say how many it took.
+tries=0
+until rmmod pmclog 2>"$OUT/rmmod.err"; do
+	tries=$((tries + 1))
+	[ "$tries" -lt 50 ] || break
+	sleep 0.1
+done
+if module_loaded; then
+	not_ok "rmmod pmclog after the recorder was killed"
+	diag "rmmod: $(cat "$OUT/rmmod.err"); use count $(awk '$1 == "pmclog" { print $3 }' /proc/modules)"
+else
+	ok "rmmod pmclog after the recorder was killed"
+	[ "$tries" = 0 ] || diag "rmmod needed $tries retries"
+fi
+check "insmod pmclog.ko after the kill" module_load
