@@ -165,6 +165,17 @@ static void put_closelog(FILE *f, const struct pmclog_record *rec)
 		(uint64_t)cl->samples_dropped, (uint64_t)cl->records_dropped);
 }
 
+static void put_ksymbol(FILE *f, const struct pmclog_record *rec)
+{
+	const struct pmclog_ksymbol *ks = rec->rec.ksymbol;
+
+	put_pid(f, "pid", ks->pid);
+	fprintf(f, " start=0x%" PRIx64 " size=%" PRIu64 " synth=%d",
+		(uint64_t)ks->start, (uint64_t)ks->size,
+		!!(rec->flags & PMCLOG_HF_SYNTH));
+	put_string(f, "name", rec->name);
+}
+
 static void put_unknown(FILE *f, const struct pmclog_record *rec)
 {
 	fprintf(f, " type=%" PRIu32 " length=%" PRIu32, rec->type, rec->length);
@@ -183,6 +194,7 @@ static const put_fields_fn put_fields[] = {
 	[PMCLOG_TYPE_PROCFORK]		= put_procfork,
 	[PMCLOG_TYPE_PROCEXIT]		= put_procexit,
 	[PMCLOG_TYPE_DROPNOTIFY]	= put_dropnotify,
+	[PMCLOG_TYPE_KSYMBOL]		= put_ksymbol,
 };
 
 _Static_assert(sizeof(put_fields) / sizeof(put_fields[0]) ==

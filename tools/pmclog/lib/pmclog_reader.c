@@ -69,6 +69,7 @@ static const size_t record_min_size[] = {
 	[PMCLOG_TYPE_PROCFORK]		= sizeof(struct pmclog_procfork),
 	[PMCLOG_TYPE_PROCEXIT]		= sizeof(struct pmclog_procexit),
 	[PMCLOG_TYPE_DROPNOTIFY]	= sizeof(struct pmclog_dropnotify),
+	[PMCLOG_TYPE_KSYMBOL]		= sizeof(struct pmclog_ksymbol),
 };
 
 static const char *const record_type_name[] = {
@@ -82,6 +83,7 @@ static const char *const record_type_name[] = {
 	[PMCLOG_TYPE_PROCFORK]		= "PROCFORK",
 	[PMCLOG_TYPE_PROCEXIT]		= "PROCEXIT",
 	[PMCLOG_TYPE_DROPNOTIFY]	= "DROPNOTIFY",
+	[PMCLOG_TYPE_KSYMBOL]		= "KSYMBOL",
 };
 
 _Static_assert(sizeof(record_min_size) / sizeof(record_min_size[0]) ==
@@ -396,15 +398,21 @@ static int decode_initialize(struct pmclog_reader *r, struct pmclog_record *ev)
 	return 1;
 }
 
-static int decode_path(struct pmclog_reader *r, struct pmclog_record *ev)
+/*
+ * The string that follows the fixed part of MAP_IN, PROCEXEC and KSYMBOL:
+ * what, "path" or "name", must end with a NUL before the record does.
+ */
+static int decode_tail_string(struct pmclog_reader *r, struct pmclog_record *ev,
+			      const char **s, const char *what)
 {
 	size_t off = pmclog_record_min_size(ev->type);
 
-	ev->path = record_string(r, off, ev->length);
-	if (!ev->path)
+	*s = record_string(r, off, ev->length);
+	if (!*s)
 		return reader_fail(r, -EBADMSG,
-				   "%s record at offset %llu: expected a NUL-terminated path in bytes %zu..%u",
-				   pmclog_type_name(ev->type), offset_of(r), off, ev->length);
+				   "%s record at offset %llu: expected a NUL-terminated %s in bytes %zu..%u",
+				   pmclog_type_name(ev->type), offset_of(r), what, off,
+				   ev->length);
 	return 1;
 }
 
@@ -430,7 +438,9 @@ static int decode_body(struct pmclog_reader *r, struct pmclog_record *ev)
 		return decode_pmcallocate(r, ev);
 	case PMCLOG_TYPE_MAP_IN:
 	case PMCLOG_TYPE_PROCEXEC:
-		return decode_path(r, ev);
+		return decode_tail_string(r, ev, &ev->path, "path");
+	case PMCLOG_TYPE_KSYMBOL:
+		return decode_tail_string(r, ev, &ev->name, "name");
 	case PMCLOG_TYPE_CLOSELOG:
 		r->state = RS_END;
 		r->end = PMCLOG_READER_END_CLOSELOG;

@@ -93,6 +93,7 @@ struct pmclog_record {
 		const struct pmclog_procfork *procfork;
 		const struct pmclog_procexit *procexit;
 		const struct pmclog_dropnotify *dropnotify;
+		const struct pmclog_ksymbol *ksymbol;
 	} rec;
 	/*
 	 * MAP_IN, PROCEXEC: the path, checked to be NUL-terminated inside
@@ -100,7 +101,8 @@ struct pmclog_record {
 	 */
 	const char *path;
 	/*
-	 * PMCALLOCATE: the event name, checked to be NUL-terminated.
+	 * PMCALLOCATE: the event name; KSYMBOL: the function name; both
+	 * checked to be NUL-terminated inside the record.
 	 * INITIALIZE: the CPUID vendor string (NUL-terminated copy of
 	 * cpu_id, which the ABI only promises to be NUL-padded).
 	 * NULL for other types.
@@ -159,7 +161,12 @@ int pmclog_reader__feed_eof(struct pmclog_reader *r);
  */
 int pmclog_reader__next(struct pmclog_reader *r, struct pmclog_record *ev);
 
-/* Why the log ended, once pmclog_reader__next() has returned 0. */
+/*
+ * Why the log ended: PMCLOG_READER_END_CLOSELOG as soon as CLOSELOG was
+ * returned, PMCLOG_READER_END_EOF once pmclog_reader__next() returned 0
+ * at the end of the input; PMCLOG_READER_END_NONE before, and after an
+ * error.
+ */
 enum pmclog_reader_end pmclog_reader__end(const struct pmclog_reader *r);
 
 /*
@@ -195,7 +202,7 @@ const char *pmclog_type_name(unsigned int type);
 
 /*
  * The fixed size of a record type: the smallest length its records may
- * have (for MAP_IN and PROCEXEC, without the path).  0 for type 0 and for
+ * have (for MAP_IN, PROCEXEC and KSYMBOL, without the string).  0 for type 0 and for
  * types above PMCLOG_TYPE_MAX_KNOWN.
  */
 size_t pmclog_record_min_size(unsigned int type);
