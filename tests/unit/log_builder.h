@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Build pmclog logs as byte arrays, for the unit tests and fuzz seeds.
+ *
+ * Each lb_*() appends one record, laid out through the ABI structures,
+ * and returns its offset in the log, so that a test can corrupt it
+ * (lb_header()) or check the offset a reader reports.
+ */
+#ifndef LOG_BUILDER_H
+#define LOG_BUILDER_H
+
+#include <assert.h>
+#include <stddef.h>
+#include <string.h>
+#include <linux/pmclog.h>
+
+#define LB_TS_BASE	1000000000ULL
+
+struct logbuf {
+	size_t len;
+	_Alignas(8) unsigned char data[16384];
+};
+
+/* Append length bytes: the record in rec (size bytes), then NULs. */
+static inline size_t lb_put(struct logbuf *b, unsigned int type,
+			    size_t length, void *rec, size_t size)
+{
+	struct pmclog_header *h = rec;
+	size_t off = b->len;
+
+	assert(off + length <= sizeof(b->data) && size <= length);
+	h->magic = PMCLOG_HEADER_MAGIC;
+	h->type = (__u8)type;
+	h->length = (__u16)length;
+	if (!h->tstamp)
+		h->tstamp = LB_TS_BASE + off;
+	memset(b->data + off, 0, length);
+	memcpy(b->data + off, rec, size);
+	b->len += length;
+	return off;
+}
+
+static inline struct pmclog_header *lb_header(struct logbuf *b, size_t off)
+{
+	return (struct pmclog_header *)(b->data + off);
+}
+
+static inline size_t lb_align(size_t n)
+{
+	return (n + PMCLOG_RECORD_ALIGN - 1) & ~(size_t)(PMCLOG_RECORD_ALIGN - 1);
+}
+
+static inline size_t lb_initialize_abi(struct logbuf *b, __u32 abi, __u32 ncpus)
+{
+	struct pmclog_initialize r = {
+		.abi_version = abi, .ncpus = ncpus,
+		.clock = PMCLOG_CLOCK_MONOTONIC,
+		.cpu_vendor = PMCLOG_CPU_VENDOR_INTEL,
+		.cpu_family = 6, .cpu_model = 85, .cpu_stepping = 4,
+		.pmu = PMCLOG_PMU_NONE, .realtime_ns = 1700000000000000000ULL,
+		.cpu_id = "GenuineIntel",
+	};
+
+	return lb_put(b, PMCLOG_TYPE_INITIALIZE, sizeof(r), &r, sizeof(r));
+}
+
+static inline size_t lb_initialize(struct logbuf *b)
+{
+	return lb_initialize_abi(b, PMCLOG_ABI_CURRENT, 4);
+}
+
+static inline size_t lb_pmcallocate(struct logbuf *b, __u8 pmcid, __u32 event,
+				    __u32 flags, __u64 period, const char *name)
+{
+	struct pmclog_pmcallocate r = {
+		.header.pmcid = pmcid, .event = event, .flags = flags,
+		.period = period,
+	};
+
+	strncpy(r.name, name, sizeof(r.name));
+	return lb_put(b, PMCLOG_TYPE_PMCALLOCATE, sizeof(r), &r, sizeof(r));
+}
+
+static inline size_t lb_pcsample(struct logbuf *b, __u16 cpu, __u32 pid,
+				 __u32 tid, __u64 pc, int user)
+{
+	struct pmclog_pcsample r = {
+		.header.cpu = cpu, .header.pmcid = 1,
+		.header.flags = user ? PMCLOG_HF_USER : 0,
+		.pid = pid, .tid = tid, .pc = pc,
+	};
+
+	return lb_put(b, PMCLOG_TYPE_PCSAMPLE, sizeof(r), &r, sizeof(r));
+}
+
+static inline size_t lb_map_in(struct logbuf *b, __u32 pid, __u64 start,
+			       __u64 end, __u64 offset, __u32 flags,
+			       const char *path)
+{
+	struct pmclog_map_in r = {
+		.pid = pid, .flags = flags, .start = start, .end = end,
+		.offset = offset,
+	};
+	size_t len = lb_align(sizeof(r) + strlen(path) + 1);
+	size_t off = lb_put(b, PMCLOG_TYPE_MAP_IN, len, &r, sizeof(r));
+
+	memcpy(b->data + off + sizeof(r), path, strlen(path));
+	return off;
+}
+
+static inline size_t lb_map_out(struct logbuf *b, __u32 pid, __u64 start,
+				__u64 end)
+{
+	struct pmclog_map_out r = { .pid = pid, .start = start, .end = end };
+
+	return lb_put(b, PMCLOG_TYPE_MAP_OUT, sizeof(r), &r, sizeof(r));
+}
+
+static inline size_t lb_procexec(struct logbuf *b, __u32 pid, const char *path)
+{
+	struct pmclog_procexec r = { .pid = pid };
+	size_t len = lb_align(sizeof(r) + strlen(path) + 1);
+	size_t off = lb_put(b, PMCLOG_TYPE_PROCEXEC, len, &r, sizeof(r));
+
+	memcpy(b->data + off + sizeof(r), path, strlen(path));
+	return off;
+}
+
+static inline size_t lb_procfork(struct logbuf *b, __u32 ppid, __u32 pid)
+{
+	struct pmclog_procfork r = { .ppid = ppid, .pid = pid };
+
+	return lb_put(b, PMCLOG_TYPE_PROCFORK, sizeof(r), &r, sizeof(r));
+}
+
+static inline size_t lb_procexit(struct logbuf *b, __u32 pid, __u32 status)
+{
+	struct pmclog_procexit r = { .pid = pid, .status = status };
+
+	return lb_put(b, PMCLOG_TYPE_PROCEXIT, sizeof(r), &r, sizeof(r));
+}
+
+static inline size_t lb_dropnotify(struct logbuf *b, __u16 cpu, __u64 samples,
+				   __u64 records)
+{
+	struct pmclog_dropnotify r = {
+		.header.cpu = cpu, .samples = samples, .records = records,
+	};
+
+	return lb_put(b, PMCLOG_TYPE_DROPNOTIFY, sizeof(r), &r, sizeof(r));
+}
+
+static inline size_t lb_closelog(struct logbuf *b, __u64 samples,
+				 __u64 samples_dropped, __u64 records_dropped)
+{
+	struct pmclog_closelog r = {
+		.samples = samples, .samples_dropped = samples_dropped,
+		.records_dropped = records_dropped,
+	};
+
+	return lb_put(b, PMCLOG_TYPE_CLOSELOG, sizeof(r), &r, sizeof(r));
+}
+
+static inline size_t lb_ksymbol(struct logbuf *b, __u64 start, __u64 size,
+				int synth, const char *name)
+{
+	struct pmclog_ksymbol r = {
+		.header.flags = synth ? PMCLOG_HF_SYNTH : 0,
+		.pid = PMCLOG_PID_KERNEL, .start = start, .size = size,
+	};
+	size_t len = lb_align(sizeof(r) + strlen(name) + 1);
+	size_t off = lb_put(b, PMCLOG_TYPE_KSYMBOL, len, &r, sizeof(r));
+
+	memcpy(b->data + off + sizeof(r), name, strlen(name));
+	return off;
+}
+
+/* A record of a type this reader does not know, with a 16-byte body. */
+static inline size_t lb_future(struct logbuf *b, unsigned int type)
+{
+	struct pmclog_header r = { 0 };
+
+	return lb_put(b, type, sizeof(r) + 16, &r, sizeof(r));
+}
+
+/* One of every record type, INITIALIZE first and CLOSELOG last. */
+static inline void lb_full_log(struct logbuf *b)
+{
+	lb_initialize(b);
+	lb_pmcallocate(b, 1, PMCLOG_EV_CPU_CLOCK, PMCLOG_PMC_F_FREQ, 1000,
+		       "cpu-clock");
+	lb_map_in(b, PMCLOG_PID_KERNEL, 0xffffffff81000000ULL,
+		  0xffffffff82000000ULL, 0, 0, "[kernel]");
+	lb_procexec(b, 42, "/usr/bin/true");
+	lb_map_in(b, 42, 0x400000, 0x401000, 0x1000, PMCLOG_MAP_F_INITIAL,
+		  "/usr/bin/true");
+	lb_pcsample(b, 1, 42, 43, 0x400123, 1);
+	lb_pcsample(b, 2, 42, 43, 0xffffffff81000010ULL, 0);
+	lb_procfork(b, 42, 44);
+	lb_dropnotify(b, 3, 5, 1);
+	lb_map_out(b, 42, 0x400000, 0x401000);
+	lb_procexit(b, 42, 0);
+	lb_ksymbol(b, 0xffffffffc0001000ULL, 0x120, 0, "ext4_readdir");
+	lb_closelog(b, 7, 5, 1);
+}
+
+#define LB_FULL_LOG_RECORDS 13
+
+#endif /* LOG_BUILDER_H */

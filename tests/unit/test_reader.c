@@ -1,0 +1,794 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libpmclog reader: valid logs fed whole, split and byte by byte, from
+ * memory and from files; every kind of corruption it must refuse, with
+ * the right offset and message; and the record types it must skip.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "log_builder.h"
+#include "pmclog_reader.h"
+
+/* What a test remembers of one record. */
+struct seen {
+	__u64 type;	/* not narrower: the tests memcmp() these */
+	__u64 offset;
+};
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                            */
+
+static struct pmclog_reader *reader_with(const struct logbuf *b, size_t len)
+{
+	struct pmclog_reader *r = pmclog_reader__new(NULL);
+
+	assert_non_null(r);
+	assert_int_equal(pmclog_reader__feed(r, b->data, len), 0);
+	return r;
+}
+
+/* Read records into seen[] until next() stops returning 1; return that. */
+static int drain(struct pmclog_reader *r, struct seen *seen, size_t *n)
+{
+	struct pmclog_record rec;
+	int ret;
+
+	while ((ret = pmclog_reader__next(r, &rec)) == 1) {
+		assert_true(*n < 64);
+		seen[*n].type = rec.type;
+		seen[*n].offset = rec.offset;
+		(*n)++;
+	}
+	return ret;
+}
+
+/* Feed a whole log, say it ended, and return the first error. */
+static int read_all(const struct logbuf *b, struct pmclog_reader **rp)
+{
+	struct seen seen[64];
+	size_t n = 0;
+
+	*rp = reader_with(b, b->len);
+	assert_int_equal(pmclog_reader__feed_eof(*rp), 0);
+	return drain(*rp, seen, &n);
+}
+
+static void assert_error(const struct logbuf *b, int err, __u64 offset,
+			 const char *msg)
+{
+	struct pmclog_reader *r;
+	struct pmclog_record rec;
+
+	errno = 0;
+	assert_int_equal(read_all(b, &r), -err);
+	assert_int_equal(errno, err);
+	assert_int_equal(pmclog_reader__error(r), -err);
+	assert_int_equal(pmclog_reader__offset(r), offset);
+	assert_string_equal(pmclog_reader__errmsg(r), msg);
+	/* Sticky: the reader does not resume past an error. */
+	assert_int_equal(pmclog_reader__next(r, &rec), -err);
+	pmclog_reader__free(r);
+}
+
+static char *write_temp(const void *data, size_t len)
+{
+	char *path = strdup("/tmp/pmclog-test-XXXXXX");
+	int fd;
+
+	assert_non_null(path);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+	close(fd);
+	return path;
+}
+
+/* ------------------------------------------------------------------ */
+/* Valid logs                                                         */
+
+static void test_full_log_fields(void **state)
+{
+	struct logbuf b = { 0 };
+	struct pmclog_reader *r;
+	struct pmclog_record rec;
+	(void)state;
+
+	lb_full_log(&b);
+	r = reader_with(&b, b.len);
+
+	assert_int_equal(pmclog_reader__end(r), PMCLOG_READER_END_NONE);
+	assert_int_equal(pmclog_reader__abi_version(r), 0);
+	assert_null(pmclog_reader__initialize(r));
+	assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	assert_int_equal(rec.type, PMCLOG_TYPE_INITIALIZE);
+	assert_int_equal(rec.offset, 0);
+	assert_int_equal(rec.length, 56);
+	assert_int_equal(rec.tstamp, LB_TS_BASE);
+	assert_int_equal(rec.rec.initialize->ncpus, 4);
+	assert_string_equal(rec.name, "GenuineIntel");
+	assert_null(rec.path);
+	assert_int_equal(pmclog_reader__abi_version(r), PMCLOG_ABI_CURRENT);
+	assert_non_null(pmclog_reader__initialize(r));
+	assert_int_equal(pmclog_reader__initialize(r)->ncpus, 4);
+
+	assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	assert_int_equal(rec.type, PMCLOG_TYPE_PMCALLOCATE);
+	assert_int_equal(rec.offset, 56);
+	assert_int_equal(rec.pmcid, 1);
+	assert_int_equal(rec.rec.pmcallocate->period, 1000);
+	assert_string_equal(rec.name, "cpu-clock");
+
+	assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	assert_int_equal(rec.type, PMCLOG_TYPE_MAP_IN);
+	assert_int_equal(rec.offset, 128);
+	assert_int_equal(rec.rec.map_in->pid, PMCLOG_PID_KERNEL);
+	assert_int_equal(rec.rec.map_in->start, 0xffffffff81000000ULL);
+	assert_string_equal(rec.path, "[kernel]");
+	assert_int_equal(rec.length, 64);
+
+	assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	assert_int_equal(rec.type, PMCLOG_TYPE_PROCEXEC);
+	assert_string_equal(rec.path, "/usr/bin/true");
+	assert_int_equal(rec.rec.procexec->pid, 42);
+
+	assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	assert_int_equal(rec.type, PMCLOG_TYPE_MAP_IN);
+	assert_int_equal(rec.rec.map_in->offset, 0x1000);
+	assert_int_equal(rec.rec.map_in->flags, PMCLOG_MAP_F_INITIAL);
+
+	assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	assert_int_equal(rec.type, PMCLOG_TYPE_PCSAMPLE);
+	assert_int_equal(rec.cpu, 1);
+	assert_int_equal(rec.flags, PMCLOG_HF_USER);
+	assert_int_equal(rec.rec.pcsample->pid, 42);
+	assert_int_equal(rec.rec.pcsample->tid, 43);
+	assert_int_equal(rec.rec.pcsample->pc, 0x400123);
+	/* The copy is aligned for the typed structures. */
+	assert_int_equal((uintptr_t)rec.rec.pcsample % 8, 0);
+
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	assert_int_equal(rec.type, PMCLOG_TYPE_PROCEXIT);
+
+	assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	assert_int_equal(rec.type, PMCLOG_TYPE_KSYMBOL);
+	assert_int_equal(rec.rec.ksymbol->start, 0xffffffffc0001000ULL);
+	assert_int_equal(rec.rec.ksymbol->size, 0x120);
+	assert_string_equal(rec.name, "ext4_readdir");
+	assert_null(rec.path);
+
+	assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	assert_int_equal(rec.type, PMCLOG_TYPE_CLOSELOG);
+	assert_int_equal(rec.rec.closelog->samples, 7);
+	assert_int_equal(rec.offset + rec.length, b.len);
+	assert_int_equal(pmclog_reader__end(r), PMCLOG_READER_END_CLOSELOG);
+
+	assert_int_equal(pmclog_reader__next(r, &rec), 0);
+	assert_int_equal(pmclog_reader__end(r), PMCLOG_READER_END_CLOSELOG);
+	assert_int_equal(pmclog_reader__next(r, &rec), 0);
+	assert_int_equal(pmclog_reader__error(r), 0);
+	assert_string_equal(pmclog_reader__errmsg(r), "");
+	pmclog_reader__free(r);
+}
+
+/* The records, by offset and type, that reading b whole gives. */
+static size_t expected_records(const struct logbuf *b, struct seen *seen)
+{
+	struct pmclog_reader *r = reader_with(b, b->len);
+	size_t n = 0;
+
+	assert_int_equal(drain(r, seen, &n), 0);
+	assert_int_equal(n, LB_FULL_LOG_RECORDS);
+	pmclog_reader__free(r);
+	return n;
+}
+
+static void test_split_at_every_byte(void **state)
+{
+	struct logbuf b = { 0 };
+	struct seen want[64], got[64];
+	size_t nwant;
+	(void)state;
+
+	lb_full_log(&b);
+	nwant = expected_records(&b, want);
+	for (size_t cut = 0; cut <= b.len; cut++) {
+		struct pmclog_reader *r = pmclog_reader__new(NULL);
+		size_t n = 0, whole = 0;
+
+		/* Records that end at or before the cut come out first. */
+		while (whole < nwant && want[whole].offset < cut &&
+		       (whole + 1 == nwant ? b.len : want[whole + 1].offset) <= cut)
+			whole++;
+		assert_int_equal(pmclog_reader__feed(r, b.data, cut), 0);
+		assert_int_equal(drain(r, got, &n), cut == b.len ? 0 : -EAGAIN);
+		assert_int_equal(n, whole);
+		assert_int_equal(pmclog_reader__feed(r, b.data + cut, b.len - cut), 0);
+		assert_int_equal(drain(r, got, &n), 0);
+		assert_int_equal(n, nwant);
+		assert_memory_equal(got, want, nwant * sizeof(want[0]));
+		assert_int_equal(pmclog_reader__end(r), PMCLOG_READER_END_CLOSELOG);
+		pmclog_reader__free(r);
+	}
+}
+
+static void test_one_byte_at_a_time(void **state)
+{
+	struct logbuf b = { 0 };
+	struct seen want[64], got[64];
+	struct pmclog_reader *r = pmclog_reader__new(NULL);
+	size_t nwant, n = 0;
+	int ret = -EAGAIN;
+	(void)state;
+
+	lb_full_log(&b);
+	nwant = expected_records(&b, want);
+	for (size_t i = 0; i < b.len; i++) {
+		assert_int_equal(ret, -EAGAIN);
+		assert_int_equal(pmclog_reader__feed(r, b.data + i, 1), 0);
+		ret = drain(r, got, &n);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(n, nwant);
+	assert_memory_equal(got, want, nwant * sizeof(want[0]));
+	pmclog_reader__free(r);
+}
+
+static void test_eagain_sets_errno_and_is_not_sticky(void **state)
+{
+	struct logbuf b = { 0 };
+	struct pmclog_reader *r;
+	struct pmclog_record rec;
+	(void)state;
+
+	lb_initialize(&b);
+	r = reader_with(&b, 10);
+	errno = 0;
+	assert_int_equal(pmclog_reader__next(r, &rec), -EAGAIN);
+	assert_int_equal(errno, EAGAIN);
+	assert_int_equal(pmclog_reader__error(r), 0);
+	assert_int_equal(pmclog_reader__feed(r, b.data + 10, b.len - 10), 0);
+	assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	assert_int_equal(pmclog_reader__next(r, &rec), -EAGAIN);
+	pmclog_reader__free(r);
+}
+
+static void test_file_reader(void **state)
+{
+	struct logbuf b = { 0 };
+	struct seen want[64], got[64];
+	struct pmclog_reader *r;
+	size_t nwant, n = 0;
+	char *path;
+	(void)state;
+
+	lb_full_log(&b);
+	nwant = expected_records(&b, want);
+	path = write_temp(b.data, b.len);
+	r = pmclog_reader__open_file(path, NULL);
+	assert_non_null(r);
+	assert_int_equal(drain(r, got, &n), 0);
+	assert_int_equal(n, nwant);
+	assert_memory_equal(got, want, nwant * sizeof(want[0]));
+	assert_int_equal(pmclog_reader__end(r), PMCLOG_READER_END_CLOSELOG);
+	assert_int_equal(pmclog_reader__feed(r, b.data, 8), -EINVAL);
+	pmclog_reader__free(r);
+	unlink(path);
+	free(path);
+}
+
+/* A pipe delivers a log in pieces; the fd reader must put them together. */
+static void test_fd_reader_on_pipe(void **state)
+{
+	struct logbuf b = { 0 };
+	struct seen got[64];
+	struct pmclog_reader *r;
+	size_t n = 0;
+	int fds[2];
+	(void)state;
+
+	lb_full_log(&b);
+	assert_int_equal(pipe(fds), 0);
+	/* The whole log fits in the pipe buffer: write it in odd pieces. */
+	for (size_t off = 0; off < b.len; off += 7) {
+		size_t len = b.len - off < 7 ? b.len - off : 7;
+
+		assert_int_equal(write(fds[1], b.data + off, len), (ssize_t)len);
+	}
+	close(fds[1]);
+	r = pmclog_reader__open_fd(fds[0], NULL);
+	assert_non_null(r);
+	assert_int_equal(drain(r, got, &n), 0);
+	assert_int_equal(n, LB_FULL_LOG_RECORDS);
+	pmclog_reader__free(r);
+	/* open_fd does not own the fd: still open after free. */
+	assert_int_equal(close(fds[0]), 0);
+}
+
+static void test_eof_without_closelog(void **state)
+{
+	struct logbuf b = { 0 };
+	struct pmclog_reader *r;
+	struct seen got[64];
+	size_t n = 0;
+	char *path;
+	(void)state;
+
+	lb_initialize(&b);
+	lb_pcsample(&b, 0, 1, 1, 0x1000, 1);
+	path = write_temp(b.data, b.len);
+	r = pmclog_reader__open_file(path, NULL);
+	assert_non_null(r);
+	assert_int_equal(drain(r, got, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(pmclog_reader__end(r), PMCLOG_READER_END_EOF);
+	assert_int_equal(pmclog_reader__error(r), 0);
+	pmclog_reader__free(r);
+	unlink(path);
+	free(path);
+}
+
+static void test_open_missing_file(void **state)
+{
+	(void)state;
+	errno = 0;
+	assert_null(pmclog_reader__open_file("/nonexistent/pmclog.data", NULL));
+	assert_int_equal(errno, ENOENT);
+	errno = 0;
+	assert_null(pmclog_reader__open_fd(-1, NULL));
+	assert_int_equal(errno, EBADF);
+}
+
+/* ------------------------------------------------------------------ */
+/* Truncation                                                         */
+
+static void test_truncated_file(void **state)
+{
+	struct logbuf b = { 0 };
+	struct pmclog_reader *r;
+	struct pmclog_record rec;
+	size_t off;
+	char *path;
+	(void)state;
+
+	lb_initialize(&b);
+	off = lb_map_in(&b, 42, 0x1000, 0x2000, 0, 0, "/lib/libc.so.6");
+	path = write_temp(b.data, b.len - 20);
+	r = pmclog_reader__open_file(path, NULL);
+	assert_non_null(r);
+	assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	errno = 0;
+	assert_int_equal(pmclog_reader__next(r, &rec), -EBADMSG);
+	assert_int_equal(errno, EBADMSG);
+	assert_int_equal(pmclog_reader__offset(r), off);
+	assert_string_equal(pmclog_reader__errmsg(r),
+			    "truncated record at offset 56: header says 64 bytes, only 44 present");
+	assert_int_equal(pmclog_reader__next(r, &rec), -EBADMSG);
+	assert_int_equal(pmclog_reader__end(r), PMCLOG_READER_END_NONE);
+	pmclog_reader__free(r);
+	unlink(path);
+	free(path);
+}
+
+static void test_truncated_header(void **state)
+{
+	struct logbuf b = { 0 };
+	(void)state;
+
+	lb_initialize(&b);
+	lb_pcsample(&b, 0, 1, 1, 0x1000, 1);
+	b.len -= 27;
+	assert_error(&b, EBADMSG, 56,
+		     "truncated record at offset 56: only 5 bytes of a 16-byte header present");
+}
+
+static void test_truncated_in_memory(void **state)
+{
+	struct logbuf b = { 0 };
+	(void)state;
+
+	lb_initialize(&b);
+	lb_pcsample(&b, 0, 1, 1, 0x1000, 1);
+	b.len -= 8;
+	assert_error(&b, EBADMSG, 56,
+		     "truncated record at offset 56: header says 32 bytes, only 24 present");
+}
+
+static void test_empty_log(void **state)
+{
+	struct logbuf b = { 0 };
+	(void)state;
+
+	assert_error(&b, EBADMSG, 0,
+		     "log is empty: expected an INITIALIZE record at offset 0");
+}
+
+/* ------------------------------------------------------------------ */
+/* Corruption                                                         */
+
+static void test_bad_magic(void **state)
+{
+	struct logbuf b = { 0 };
+	size_t off;
+	(void)state;
+
+	lb_initialize(&b);
+	off = lb_pcsample(&b, 0, 1, 1, 0x1000, 1);
+	lb_closelog(&b, 1, 0, 0);
+	lb_header(&b, off)->magic = 0x12;
+	assert_error(&b, EBADMSG, off,
+		     "bad record magic 0x12 at offset 56: expected 0xee (not a pmclog log, or a corrupt one)");
+}
+
+static void test_type_zero(void **state)
+{
+	struct logbuf b = { 0 };
+	size_t off;
+	(void)state;
+
+	lb_initialize(&b);
+	lb_pcsample(&b, 0, 1, 1, 0x1000, 1);
+	off = lb_pcsample(&b, 0, 1, 1, 0x1000, 1);
+	lb_header(&b, off)->type = 0;
+	assert_error(&b, EBADMSG, off,
+		     "record type 0 at offset 88: expected a type from 1 up (corrupt log)");
+}
+
+static void test_length_not_multiple_of_8(void **state)
+{
+	struct logbuf b = { 0 };
+	size_t off;
+	(void)state;
+
+	lb_initialize(&b);
+	off = lb_pcsample(&b, 0, 1, 1, 0x1000, 1);
+	lb_header(&b, off)->length = 33;
+	assert_error(&b, EBADMSG, off,
+		     "bad record length 33 at offset 56: expected a multiple of 8, at least 16");
+}
+
+static void test_length_below_fixed_size(void **state)
+{
+	struct logbuf b = { 0 };
+	size_t off;
+	(void)state;
+
+	lb_initialize(&b);
+	off = lb_pcsample(&b, 0, 1, 1, 0x1000, 1);
+	lb_header(&b, off)->length = 24;
+	assert_error(&b, EBADMSG, off,
+		     "PCSAMPLE record at offset 56 is 24 bytes: expected at least 32");
+}
+
+/* Length 0 must be refused, not read as an endless run of empty records. */
+static void test_length_zero(void **state)
+{
+	struct logbuf b = { 0 };
+	struct pmclog_reader *r;
+	struct pmclog_record rec;
+	size_t off;
+	char *path;
+	(void)state;
+
+	lb_initialize(&b);
+	off = lb_pcsample(&b, 0, 1, 1, 0x1000, 1);
+	lb_header(&b, off)->length = 0;
+	assert_error(&b, EBADMSG, off,
+		     "bad record length 0 at offset 56: expected a multiple of 8, at least 16");
+
+	path = write_temp(b.data, b.len);
+	r = pmclog_reader__open_file(path, NULL);
+	assert_non_null(r);
+	assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	assert_int_equal(pmclog_reader__next(r, &rec), -EBADMSG);
+	assert_int_equal(pmclog_reader__offset(r), off);
+	pmclog_reader__free(r);
+	unlink(path);
+	free(path);
+}
+
+static void test_initialize_too_short(void **state)
+{
+	struct logbuf b = { 0 };
+	(void)state;
+
+	lb_initialize(&b);
+	lb_header(&b, 0)->length = 48;
+	assert_error(&b, EBADMSG, 0,
+		     "INITIALIZE record at offset 0 is 48 bytes: expected at least 56");
+}
+
+static void test_map_in_path_without_nul(void **state)
+{
+	struct logbuf b = { 0 };
+	size_t off;
+	(void)state;
+
+	lb_initialize(&b);
+	off = lb_map_in(&b, 42, 0x1000, 0x2000, 0, 0, "/bin/sh");
+	/* "/bin/sh" + NUL is exactly 8 bytes: overwrite the NUL. */
+	b.data[off + 48 + 7] = 'X';
+	assert_error(&b, EBADMSG, off,
+		     "MAP_IN record at offset 56: expected a NUL-terminated path in bytes 48..56");
+}
+
+static void test_map_in_without_path(void **state)
+{
+	struct logbuf b = { 0 };
+	struct pmclog_map_in r = { .pid = 1 };
+	size_t off;
+	(void)state;
+
+	lb_initialize(&b);
+	off = lb_put(&b, PMCLOG_TYPE_MAP_IN, sizeof(r), &r, sizeof(r));
+	assert_error(&b, EBADMSG, off,
+		     "MAP_IN record at offset 56: expected a NUL-terminated path in bytes 48..48");
+}
+
+static void test_procexec_path_without_nul(void **state)
+{
+	struct logbuf b = { 0 };
+	size_t off;
+	(void)state;
+
+	lb_initialize(&b);
+	off = lb_procexec(&b, 42, "/usr/bin/yes");
+	memset(b.data + off + 24, 'a', lb_header(&b, off)->length - 24);
+	assert_error(&b, EBADMSG, off,
+		     "PROCEXEC record at offset 56: expected a NUL-terminated path in bytes 24..40");
+}
+
+static void test_ksymbol_name_without_nul(void **state)
+{
+	struct logbuf b = { 0 };
+	size_t off;
+	(void)state;
+
+	lb_initialize(&b);
+	off = lb_ksymbol(&b, 0xffffffff81000000ULL, 16, 1, "_stext");
+	b.data[off + 40 + 6] = '_';
+	b.data[off + 40 + 7] = '_';
+	assert_error(&b, EBADMSG, off,
+		     "KSYMBOL record at offset 56: expected a NUL-terminated name in bytes 40..48");
+}
+
+static void test_pmcallocate_name_without_nul(void **state)
+{
+	struct logbuf b = { 0 };
+	struct pmclog_pmcallocate *pa;
+	size_t off;
+	(void)state;
+
+	lb_initialize(&b);
+	off = lb_pmcallocate(&b, 1, PMCLOG_EV_CYCLES, 0, 100000, "cycles");
+	pa = (struct pmclog_pmcallocate *)(b.data + off);
+	memset(pa->name, 'x', sizeof(pa->name));
+	assert_error(&b, EBADMSG, off,
+		     "PMCALLOCATE record at offset 56: expected a NUL-terminated event name");
+}
+
+static void test_first_record_not_initialize(void **state)
+{
+	struct logbuf b = { 0 };
+	(void)state;
+
+	lb_pcsample(&b, 0, 1, 1, 0x1000, 1);
+	lb_initialize(&b);
+	assert_error(&b, EBADMSG, 0,
+		     "record at offset 0 has type 4: expected INITIALIZE first (not the start of a pmclog log)");
+}
+
+static void test_cpu_beyond_ncpus(void **state)
+{
+	struct logbuf b = { 0 };
+	size_t off;
+	(void)state;
+
+	lb_initialize(&b);
+	lb_pcsample(&b, 3, 1, 1, 0x1000, 1);
+	off = lb_pcsample(&b, 4, 1, 1, 0x1000, 1);
+	assert_error(&b, EBADMSG, off,
+		     "record at offset 88 has cpu 4: expected below INITIALIZE's ncpus=4");
+}
+
+/* ------------------------------------------------------------------ */
+/* Versions                                                           */
+
+static void test_abi_major_2_refused(void **state)
+{
+	struct logbuf b = { 0 };
+	struct pmclog_reader *r;
+	(void)state;
+
+	lb_initialize_abi(&b, PMCLOG_ABI_VERSION(2, 1, 3), 4);
+	lb_closelog(&b, 0, 0, 0);
+	assert_error(&b, EPROTONOSUPPORT, 0,
+		     "log has ABI version 2.1.3; this pmclog reads major 1 only");
+
+	assert_int_equal(read_all(&b, &r), -EPROTONOSUPPORT);
+	assert_int_equal(pmclog_reader__abi_version(r), PMCLOG_ABI_VERSION(2, 1, 3));
+	assert_null(pmclog_reader__initialize(r));
+	pmclog_reader__free(r);
+}
+
+/* A newer minor: new types are skipped, longer records accepted. */
+static void test_newer_minor_accepted(void **state)
+{
+	struct logbuf b = { 0 };
+	struct pmclog_pcsample ps = { .pid = 7, .tid = 7, .pc = 0x1234 };
+	struct pmclog_reader *r;
+	struct pmclog_record rec;
+	size_t future, longer;
+	(void)state;
+
+	lb_initialize_abi(&b, PMCLOG_ABI_VERSION(PMCLOG_ABI_MAJOR, 9, 1), 4);
+	future = lb_future(&b, 200);
+	longer = lb_put(&b, PMCLOG_TYPE_PCSAMPLE, sizeof(ps) + 8, &ps, sizeof(ps));
+	lb_future(&b, PMCLOG_TYPE_MAX_KNOWN + 1);
+	lb_closelog(&b, 1, 0, 0);
+
+	r = reader_with(&b, b.len);
+	assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	assert_int_equal(rec.type, 200);
+	assert_int_equal(rec.length, 32);
+	assert_int_equal(rec.offset, future);
+	assert_null(rec.path);
+	assert_null(rec.name);
+	assert_int_equal(rec.rec.header->type, 200);
+
+	assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	assert_int_equal(rec.type, PMCLOG_TYPE_PCSAMPLE);
+	assert_int_equal(rec.offset, longer);
+	assert_int_equal(rec.length, 40);
+	assert_int_equal(rec.rec.pcsample->pc, 0x1234);
+
+	assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	assert_int_equal(rec.type, PMCLOG_TYPE_MAX_KNOWN + 1);
+	assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	assert_int_equal(rec.type, PMCLOG_TYPE_CLOSELOG);
+	assert_int_equal(pmclog_reader__next(r, &rec), 0);
+	pmclog_reader__free(r);
+}
+
+/* ------------------------------------------------------------------ */
+/* API                                                                */
+
+struct log_capture {
+	int calls;
+	char msg[256];
+};
+
+static void capture_log(void *ctx, const char *msg)
+{
+	struct log_capture *c = ctx;
+
+	c->calls++;
+	snprintf(c->msg, sizeof(c->msg), "%s", msg);
+}
+
+static void test_log_callback(void **state)
+{
+	struct log_capture cap = { 0 };
+	struct pmclog_reader_opts opts = PMCLOG_READER_OPTS_INIT;
+	struct logbuf b = { 0 };
+	struct pmclog_reader *r;
+	struct pmclog_record rec;
+	(void)state;
+
+	opts.log_fn = capture_log;
+	opts.log_ctx = &cap;
+	lb_initialize(&b);
+	lb_header(&b, 0)->magic = 0;
+	r = pmclog_reader__new(&opts);
+	assert_non_null(r);
+	assert_int_equal(pmclog_reader__feed(r, b.data, b.len), 0);
+	assert_int_equal(pmclog_reader__next(r, &rec), -EBADMSG);
+	assert_int_equal(pmclog_reader__next(r, &rec), -EBADMSG);
+	assert_int_equal(cap.calls, 1);
+	assert_string_equal(cap.msg, pmclog_reader__errmsg(r));
+	pmclog_reader__free(r);
+}
+
+static void test_opts_size(void **state)
+{
+	struct {
+		struct pmclog_reader_opts opts;
+		long newer_field;
+	} bigger = { .opts.sz = sizeof(bigger) };
+	struct pmclog_reader_opts older = { .sz = sizeof(size_t) };
+	struct pmclog_reader *r;
+	(void)state;
+
+	/* Unknown trailing fields are fine while zero... */
+	r = pmclog_reader__new(&bigger.opts);
+	assert_non_null(r);
+	pmclog_reader__free(r);
+	/* ...and refused once set. */
+	bigger.newer_field = 1;
+	errno = 0;
+	assert_null(pmclog_reader__new(&bigger.opts));
+	assert_int_equal(errno, EINVAL);
+	/* An older, shorter structure is fine. */
+	r = pmclog_reader__new(&older);
+	assert_non_null(r);
+	pmclog_reader__free(r);
+	older.sz = 0;
+	assert_null(pmclog_reader__new(&older));
+	assert_null(pmclog_reader__open_file("/dev/null", &older));
+}
+
+static void test_feed_misuse(void **state)
+{
+	struct pmclog_reader *r = pmclog_reader__new(NULL);
+	(void)state;
+
+	assert_int_equal(pmclog_reader__feed(r, NULL, 8), -EINVAL);
+	assert_int_equal(pmclog_reader__feed(r, NULL, 0), 0);
+	assert_int_equal(pmclog_reader__feed_eof(r), 0);
+	errno = 0;
+	assert_int_equal(pmclog_reader__feed(r, "x", 1), -EINVAL);
+	assert_int_equal(errno, EINVAL);
+	pmclog_reader__free(r);
+	pmclog_reader__free(NULL);
+}
+
+static void test_min_sizes_and_names(void **state)
+{
+	(void)state;
+	assert_int_equal(pmclog_record_min_size(0), 0);
+	assert_int_equal(pmclog_record_min_size(PMCLOG_TYPE_PCSAMPLE), 32);
+	assert_int_equal(pmclog_record_min_size(PMCLOG_TYPE_MAP_IN), 48);
+	assert_int_equal(pmclog_record_min_size(200), 0);
+	assert_null(pmclog_type_name(0));
+	assert_string_equal(pmclog_type_name(PMCLOG_TYPE_DROPNOTIFY), "DROPNOTIFY");
+	assert_null(pmclog_type_name(PMCLOG_TYPE_MAX_KNOWN + 1));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_log_fields),
+		cmocka_unit_test(test_split_at_every_byte),
+		cmocka_unit_test(test_one_byte_at_a_time),
+		cmocka_unit_test(test_eagain_sets_errno_and_is_not_sticky),
+		cmocka_unit_test(test_file_reader),
+		cmocka_unit_test(test_fd_reader_on_pipe),
+		cmocka_unit_test(test_eof_without_closelog),
+		cmocka_unit_test(test_open_missing_file),
+		cmocka_unit_test(test_truncated_file),
+		cmocka_unit_test(test_truncated_header),
+		cmocka_unit_test(test_truncated_in_memory),
+		cmocka_unit_test(test_empty_log),
+		cmocka_unit_test(test_bad_magic),
+		cmocka_unit_test(test_type_zero),
+		cmocka_unit_test(test_length_not_multiple_of_8),
+		cmocka_unit_test(test_length_below_fixed_size),
+		cmocka_unit_test(test_length_zero),
+		cmocka_unit_test(test_initialize_too_short),
+		cmocka_unit_test(test_map_in_path_without_nul),
+		cmocka_unit_test(test_map_in_without_path),
+		cmocka_unit_test(test_procexec_path_without_nul),
+		cmocka_unit_test(test_pmcallocate_name_without_nul),
+		cmocka_unit_test(test_ksymbol_name_without_nul),
+		cmocka_unit_test(test_first_record_not_initialize),
+		cmocka_unit_test(test_cpu_beyond_ncpus),
+		cmocka_unit_test(test_abi_major_2_refused),
+		cmocka_unit_test(test_newer_minor_accepted),
+		cmocka_unit_test(test_log_callback),
+		cmocka_unit_test(test_opts_size),
+		cmocka_unit_test(test_feed_misuse),
+		cmocka_unit_test(test_min_sizes_and_names),
+	};
+
+	return cmocka_run_group_tests_name("reader", tests, NULL, NULL);
+}
