@@ -75,12 +75,14 @@ struct recorder {
 	int go_fd;		/* CMD mode: write end that releases it */
 	int exec_fd;		/* CMD mode: read end, carries exec's errno */
 	bool child_reaped;
+	bool exec_failed;	/* said so already; it exits 127 */
 	int child_status;
 	sigset_t saved_mask;
 	enum stop_reason stop;
 	int stop_signal;
 	int status;		/* exit status so far */
 	bool write_failed;	/* records are read, but no longer saved */
+	unsigned long long written;	/* bytes saved */
 	bool live;		/* live counts on stderr */
 	struct timespec last_live;
 	struct pmclog_stats stats;
@@ -104,7 +106,8 @@ static void record_usage(FILE *f)
 		"            or rHEX (raw event select); :u or :k for one mode only\n"
 		"  -F HZ     samples per second per CPU (default %d)\n"
 		"  -c COUNT  one sample every COUNT events (ns for cpu-clock)\n"
-		"  -o FILE   the log (default %s; - for standard output)\n"
+		"  -o FILE   the log (default %s; - for standard output,\n"
+		"            then CMD's standard output goes to standard error)\n"
 		"  -q        no counts on stderr;  -v  say more\n",
 		DEFAULT_FREQ, DEFAULT_OUTPUT);
 }
@@ -348,6 +351,9 @@ child_exec(struct recorder *rec, int go_rd, int exec_wr)
 
 	signal(SIGPIPE, SIG_DFL);	/* ignored stays ignored across exec */
 	sigprocmask(SIG_SETMASK, &rec->saved_mask, NULL);
+	/* With -o -, standard output carries the log: not for the command. */
+	if (rec->out == STDOUT_FILENO && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		_exit(127);
 	if (read(go_rd, &c, 1) != 1)
 		_exit(127);	/* the parent gave up before START */
 	execvp(rec->opts->cmd[0], rec->opts->cmd);
@@ -410,6 +416,7 @@ static int release_command(struct recorder *rec)
 	if (n != sizeof(err))
 		return 0;
 	warnx("cannot execute %s: %s", rec->opts->cmd[0], strerror(err));
+	rec->exec_failed = true;
 	return EX_UNAVAILABLE;
 }
 
@@ -430,7 +437,7 @@ static void report_command_exit(const struct recorder *rec)
 {
 	int st = rec->child_status;
 
-	if (!rec->child_reaped)
+	if (!rec->child_reaped || rec->exec_failed)
 		return;
 	if (WIFEXITED(st) && WEXITSTATUS(st))
 		warnx("%s exited with status %d", rec->opts->cmd[0],
@@ -466,6 +473,7 @@ static int write_all(struct recorder *rec, const unsigned char *p, size_t len)
 		}
 		p += n;
 		len -= (size_t)n;
+		rec->written += (size_t)n;
 	}
 	return 0;
 }
@@ -637,8 +645,8 @@ static void print_summary(struct recorder *rec)
 	fprintf(stderr, "pmclog: %llu records, %llu samples, %llu samples dropped, %llu records dropped, %llu bytes written to %s\n",
 		(unsigned long long)st->records, (unsigned long long)st->samples,
 		(unsigned long long)samples_dropped(st),
-		(unsigned long long)records_dropped(st),
-		(unsigned long long)st->bytes, rec->out_name);
+		(unsigned long long)records_dropped(st), rec->written,
+		rec->out_name);
 }
 
 /* ------------------------------------------------------------------ */
@@ -664,10 +672,11 @@ static void say_what(const struct recorder *rec, const struct pmclog_alloc *allo
 
 	if (o->verbosity <= 0)
 		return;
-	fprintf(stderr, "pmclog: module ABI %u.%u.%u; %s as pmc %u, %s %llu; ",
+	fprintf(stderr, "pmclog: module ABI %u.%u.%u; %s as pmc %u, %s %llu%s; ",
 		PMCLOG_ABI_VERSION_MAJOR(abi), PMCLOG_ABI_VERSION_MINOR(abi),
 		PMCLOG_ABI_VERSION_PATCH(abi), o->event, alloc->pmcid,
-		o->freq ? "Hz" : "period", (unsigned long long)alloc->period);
+		o->freq ? "at" : "every", (unsigned long long)alloc->period,
+		o->freq ? " Hz" : " events");
 	if (o->system)
 		fprintf(stderr, "the whole system");
 	else
