@@ -119,6 +119,13 @@ kernel_resolve() {
 	echo "$rel"
 }
 
+# Image packages that hold a release's vmlinuz and modules, in order of
+# preference: 6.1 has a signed package and an -unsigned one, bookworm's
+# 6.12 only the -unsigned one.
+kernel_image_packages() {
+	echo "linux-image-$1 linux-image-$1-unsigned"
+}
+
 # Extra QEMU arguments and kernel command line words a release needs.
 kernel_qemu_args() {
 	case "$1" in

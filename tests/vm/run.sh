@@ -84,23 +84,35 @@ elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 # ------------------------------------------------------------------
 # Kernel image
 
-# fetch_kernel REL: unpack linux-image-REL into build/vm/REL/image.
+# cached_image_deb REL: the newest downloaded image package for REL.
+cached_image_deb() {
+	local p
+	for p in $(kernel_image_packages "$1"); do
+		find "$vmdir/pkgs" -maxdepth 1 -name "${p}_*.deb"
+	done | sort -V | tail -n 1
+}
+
+# fetch_kernel REL: unpack REL's image package into build/vm/REL/image.
 fetch_kernel() {
-	local rel=$1 pkgdir=$vmdir/pkgs img=$vmdir/$1/image deb
+	local rel=$1 pkgdir=$vmdir/pkgs img=$vmdir/$1/image deb p
 	mkdir -p "$pkgdir"
-	deb=$(find "$pkgdir" -maxdepth 1 -name "linux-image-${rel}_*.deb" | sort -V | tail -n 1)
+	deb=$(cached_image_deb "$rel")
 	if [[ -z $deb ]]; then
-		note "downloading linux-image-$rel"
 		# As root, apt would fall back from its _apt sandbox user (who
 		# may not reach build/) with a warning: say so up front.
 		local -a sandbox=()
 		((EUID != 0)) || sandbox=(-o APT::Sandbox::User=root)
-		if ! (cd "$pkgdir" && commented apt-get download -q "${sandbox[@]}" "linux-image-$rel"); then
-			echo "run.sh: cannot download linux-image-$rel (apt-get update? network?)" >&2
+		for p in $(kernel_image_packages "$rel"); do
+			# Only a package with a candidate version can be downloaded.
+			[[ $(apt-cache policy "$p" 2>/dev/null) == *"Candidate: "[0-9]* ]] || continue
+			note "downloading $p"
+			(cd "$pkgdir" && commented apt-get download -q "${sandbox[@]}" "$p") && break
+		done
+		deb=$(cached_image_deb "$rel")
+		if [[ -z $deb ]]; then
+			echo "run.sh: cannot download any of: $(kernel_image_packages "$rel") (apt-get update? network?)" >&2
 			return 1
 		fi
-		deb=$(find "$pkgdir" -maxdepth 1 -name "linux-image-${rel}_*.deb" | sort -V | tail -n 1)
-		[[ -n $deb ]] || return 1
 	fi
 	if [[ ! -e $img/.from-$(basename "$deb") ]]; then
 		rm -rf "$img"
