@@ -33,7 +33,7 @@ gzip -c /tmp/demo.data >/dev/null
 /bin/syscalls 1
 W
 # -d: the workload is a shell script; its children are what matters.
-run pmclog record -d -F 1000 -o "$OUT/demo.pmclog" -- /bin/sh /tmp/workload.sh
+run bounded 30 pmclog record -d -F 1000 -o "$OUT/demo.pmclog" -- /bin/sh /tmp/workload.sh
 rc=$?
 [ -s "$OUT/demo.pmclog" ] || bail "pmclog record wrote $OUT/demo.pmclog (exit $rc)"
 ok "recorded $(wc -c <"$OUT/demo.pmclog") bytes"

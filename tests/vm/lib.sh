@@ -14,16 +14,19 @@
 PMCLOG_KO=${PMCLOG_KO:-/lib/modules/pmclog.ko}
 TAP_DIR=/run/tap
 mkdir -p "$TAP_DIR" "$OUT"
+# Results go to the console even from inside a function whose output a
+# scenario redirects to a file.
+exec 3>&1
 
 _tap_emit() {
 	# $1: "ok" or "not ok"; $2: description (with any "# SKIP ...")
 	_n=$(($(cat "$TAP_DIR/count" 2>/dev/null || echo 0) + 1))
 	echo "$_n" >"$TAP_DIR/count"
-	echo "$1 $_n - $SCENARIO: $2" | tee -a "$OUT/tap.txt"
+	echo "$1 $_n - $SCENARIO: $2" | tee -a "$OUT/tap.txt" >&3
 	echo "$1" >>"$TAP_DIR/$SCENARIO"
 }
 
-diag() { echo "# $SCENARIO: $*" | tee -a "$OUT/tap.txt"; }
+diag() { echo "# $SCENARIO: $*" | tee -a "$OUT/tap.txt" >&3; }
 ok() { _tap_emit ok "$*"; }
 not_ok() { _tap_emit "not ok" "$*"; }
 skip() { _what=$1; shift; _tap_emit ok "$_what # SKIP $*"; }
@@ -115,6 +118,18 @@ module_load() {
 	wait_for 5 test -c /dev/pmclog
 }
 
+# bounded SECONDS CMD ARGS...: run CMD, killing it after SECONDS, so that
+# a hung recorder fails one check instead of the whole scenario.  The
+# status is CMD's, or 137 when it was killed (then says so).
+bounded() {
+	_secs=$1
+	shift
+	timeout -s KILL "$_secs" "$@"
+	_rc=$?
+	[ "$_rc" != 137 ] || diag "killed after ${_secs}s: $*"
+	return "$_rc"
+}
+
 # wait_for SECONDS CMD ARGS...: poll CMD every 0.1 s until it succeeds.
 wait_for() {
 	_tries=$(($1 * 10))
@@ -149,7 +164,7 @@ _gone() {
 
 # dump_log LOG TXT: decode LOG into TXT; the tool's exit status.
 dump_log() {
-	pmclog dump -i "$1" >"$2" 2>"$2.err"
+	bounded 60 pmclog dump -i "$1" >"$2" 2>"$2.err"
 }
 
 # kv_awk TXT PROGRAM: PROGRAM sees $1 = the type and f["key"] = value.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * busy [-p PIDFILE] [SECONDS]: spin in user mode, in busy_loop(), for
- * SECONDS of wall-clock time (forever without it).  -p writes the pid to
+ * SECONDS of wall-clock time (forever without it).  -p appends the pid to
  * PIDFILE ("-" for stdout) before spinning, for scenarios that check
  * whose samples they got.
  */

@@ -32,10 +32,13 @@ static inline double parse_seconds(const char *prog, const char *s)
 	return v;
 }
 
-/* Write our pid to path ("-" is stdout), for scenarios that check it. */
+/*
+ * Append our pid to path ("-" is stdout), for scenarios that check whose
+ * samples they got.  Appending lets several runs share one file.
+ */
 static inline void write_pid(const char *prog, const char *path, long pid)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	FILE *f = strcmp(path, "-") ? fopen(path, "a") : stdout;
 
 	if (!f || fprintf(f, "%ld\n", pid) < 0 || fflush(f)) {
 		fprintf(stderr, "%s: cannot write pid to %s: %s\n", prog, path, strerror(errno));
