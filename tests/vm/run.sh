@@ -25,6 +25,8 @@
 # working on the harness itself); PMCLOG_VM_BOOTS=N repeats the boot N
 # times per kernel (to measure flakiness).
 set -euo pipefail
+# A harness that dies quietly would look like a short, passing run.
+trap 'echo "run.sh: internal error: line $LINENO: $BASH_COMMAND (status $?)" >&2' ERR
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 here=$repo/tests/vm
@@ -330,6 +332,7 @@ boot() {
 	fi
 	limit=$((limit + 30))
 
+	: >"$console"
 	# A fresh, zeroed disk: a stale archive must never pass for this run's.
 	rm -f "$kdir/out.img"
 	truncate -s 512M "$kdir/out.img"
@@ -436,7 +439,7 @@ verdict() {
 	trouble=$({
 		grep -avE '^# |^(not )?ok [0-9]+ - ' "$txt"
 		cat "$res/dmesg-$mode.txt" 2>/dev/null
-	} | grep -aE "$kernel_trouble_regex" | head -n 20 || true)
+	} | grep -aE "$kernel_trouble_regex" | awk '!seen[$0]++' | head -n 20 || true)
 	if [[ -z $trouble ]]; then
 		tap ok "$rel: vm: kernel log has no oops, WARN, BUG, lockup or stall"
 	else
@@ -444,7 +447,7 @@ verdict() {
 		printf '#   %s\n' "${trouble//$'\n'/$'\n'#   }"
 	fi
 
-	t=$(grep -aoE 'PMCLOG-VM: tainted=[0-9]+' "$txt" | tail -n 1 | sed 's/.*=//')
+	t=$(grep -aoE 'PMCLOG-VM: tainted=[0-9]+' "$txt" | tail -n 1 | sed 's/.*=//' || true)
 	if [[ -z $t ]]; then
 		tap "not ok" "$rel: vm: taint flags reported"
 	elif ((t & ~((1 << 12) | (1 << 13)))); then
@@ -453,7 +456,7 @@ verdict() {
 		tap ok "$rel: vm: kernel taint only O/E (tainted=$t: $(taint_flags "$t"))"
 	fi
 
-	n=$(find "$res" -mindepth 1 -newer "$console.start" -type f 2>/dev/null | wc -l)
+	n=$(find "$res" -mindepth 1 -newer "$console.start" -type f 2>/dev/null | wc -l || true)
 	if grep -aq 'PMCLOG-VM: archived rc=0' "$txt" && [[ -f $res/dmesg-$mode.txt ]]; then
 		tap ok "$rel: vm: artefacts came back ($n files in ${res#"$repo"/})"
 	else
