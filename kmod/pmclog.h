@@ -14,6 +14,9 @@
 #define _PMCLOG_H
 
 #include <linux/irq_work.h>
+#include <linux/jump_label.h>
+#include <linux/limits.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
@@ -67,6 +70,7 @@ int pmclog_log_init(struct pmclog_log *log, size_t size);
 void pmclog_log_destroy(struct pmclog_log *log);
 void pmclog_hdr_init(struct pmclog_header *h, unsigned int type,
 		     size_t len, unsigned int cpu, u64 tstamp);
+size_t pmclog_rec_put_str(void *rec, size_t fixed, const char *str);
 int pmclog_log_write(struct pmclog_log *log, const void *rec);
 int pmclog_log_write_locked(struct pmclog_log *log, const void *rec);
 void pmclog_log_add_sample_drops(struct pmclog_log *log, unsigned int cpu,
@@ -84,6 +88,7 @@ bool pmclog_log_readable(struct pmclog_log *log);
 struct file;
 struct pmclog_pmc;
 struct pt_regs;
+struct task_struct;
 
 /*
  * A sampling source.  alloc/free/start/stop run in process context with
@@ -147,8 +152,12 @@ enum pmclog_state {
 struct pmclog_owner {
 	struct mutex		lock;		/* ioctls, state changes */
 	enum pmclog_state	state;
+	struct list_head	live;		/* on pmclog_live while RUNNING */
 	u32			mode;		/* PMCLOG_ATTACH_* */
 	struct pid		*target;	/* PMCLOG_ATTACH_PROCESS */
+	struct pid		**kids;		/* followed descendants (-d) */
+	atomic_t		nkids;
+	atomic64_t		kids_lost;	/* not followed: table full */
 	bool			kernel_addrs;	/* opener may see them */
 	unsigned int		npmcs;
 	struct pmclog_pmc	pmcs[PMCLOG_MAX_PMCS];
@@ -165,6 +174,37 @@ int pmclog_owner_attach_locked(struct pmclog_owner *o,
 			       const struct pmclog_attach *req);
 int pmclog_owner_start_locked(struct pmclog_owner *o);
 int pmclog_owner_stop_locked(struct pmclog_owner *o);
+
+/* pmclog_track.c: running logs, their targets, hooks' scratch buffers */
+#define PMCLOG_SCRATCH_SIZE	(sizeof(struct pmclog_map_in) + PATH_MAX)
+
+DECLARE_STATIC_KEY_FALSE(pmclog_tracking);
+void pmclog_track_publish(struct pmclog_owner *o);
+void pmclog_track_unpublish(struct pmclog_owner *o);
+int pmclog_track_alloc_kids(struct pmclog_owner *o);
+void pmclog_track_free_kids(struct pmclog_owner *o);
+bool pmclog_track_targets(const struct pmclog_owner *o, struct task_struct *t);
+void pmclog_track_emit(struct task_struct *t, const void *rec);
+void pmclog_track_emit_all(const void *rec);
+void pmclog_track_fork(struct task_struct *parent, struct task_struct *child,
+		       const void *rec);
+void *pmclog_scratch(void);
+int pmclog_scratch_init(void);
+void pmclog_scratch_free(void);
+
+/* pmclog_kobj.c: the kernel image and modules */
+int pmclog_kobj_init(void);
+void pmclog_kobj_exit(void);
+int pmclog_kobj_log_initial(struct pmclog_owner *o, u64 tstamp);
+
+/* pmclog_vma.c: executable mappings of processes */
+int pmclog_vma_init(void);
+void pmclog_vma_exit(void);
+int pmclog_vma_log_initial(struct pmclog_owner *o, u64 tstamp);
+
+/* pmclog_proc.c: exec, fork, exit */
+int pmclog_proc_init(void);
+void pmclog_proc_exit_hooks(void);
 
 /* pmclog_sample.c */
 int pmclog_owner_alloc_cpus(struct pmclog_owner *o);

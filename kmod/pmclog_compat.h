@@ -38,4 +38,53 @@ pmclog_hrtimer_setup(struct hrtimer *t,
 #endif
 }
 
+struct kprobe;
+struct kretprobe;
+struct module;
+
+/* An executable range of a module: [start, start + size). */
+struct pmclog_text {
+	unsigned long	start;
+	unsigned long	size;
+};
+
+/* The module's core text and, until it is freed, its init text. */
+void pmclog_compat_module_text(const struct module *mod,
+			       struct pmclog_text *core,
+			       struct pmclog_text *init);
+
+/* Is @p in the module area (and so not the head of the module list)? */
+bool pmclog_compat_in_module_space(const void *p);
+
+/* kallsyms_lookup_name(), unexported since 5.7; module init only. */
+unsigned long pmclog_compat_kallsyms_lookup(const char *name);
+
+/*
+ * The function every munmap goes through, and where its mm, start and
+ * length are among its arguments (0-based).
+ */
+struct pmclog_munmap_args {
+	const char	*symbol;
+	unsigned int	mm, start, len;
+};
+
+extern const struct pmclog_munmap_args pmclog_compat_munmap;
+
+/* Register, or fail saying which symbol of which kernel is missing. */
+int pmclog_compat_register_kprobe(struct kprobe *kp);
+int pmclog_compat_register_kprobes(struct kprobe **kps, unsigned int n);
+int pmclog_compat_register_kretprobe(struct kretprobe *krp);
+
+/* A tracepoint found by name (tracepoints are not exported to modules). */
+struct pmclog_tracepoint {
+	const char		*name;
+	void			*probe;
+	struct tracepoint	*tp;
+};
+
+int pmclog_compat_register_tracepoints(struct pmclog_tracepoint *tps,
+				       unsigned int n);
+void pmclog_compat_unregister_tracepoints(struct pmclog_tracepoint *tps,
+					  unsigned int n);
+
 #endif /* _PMCLOG_COMPAT_H */

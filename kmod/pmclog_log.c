@@ -72,6 +72,20 @@ void pmclog_hdr_init(struct pmclog_header *h, unsigned int type, size_t len,
 	h->tstamp = tstamp;
 }
 
+/*
+ * Put the NUL-terminated @str at the end of the fixed part (@fixed bytes)
+ * of record @rec, padded with NULs to PMCLOG_RECORD_ALIGN; @str may lie in
+ * @rec's own tail (d_path() output).  Returns the record's length.
+ */
+size_t pmclog_rec_put_str(void *rec, size_t fixed, const char *str)
+{
+	size_t n = strlen(str), len = ALIGN(fixed + n + 1, PMCLOG_RECORD_ALIGN);
+
+	memmove((char *)rec + fixed, str, n);
+	memset((char *)rec + fixed + n, 0, len - fixed - n);
+	return len;
+}
+
 static u64 pmclog_log_free(const struct pmclog_log *log)
 {
 	/* Pairs with the release in pmclog_log_read(): the reader is done. */

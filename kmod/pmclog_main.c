@@ -35,10 +35,22 @@ static int __init pmclog_init(void)
 		       pmclog_logbuffersize);
 		return -EINVAL;
 	}
+	ret = pmclog_scratch_init();
+	if (ret)
+		return ret;
+	ret = pmclog_kobj_init();
+	if (ret)
+		goto err_scratch;
+	ret = pmclog_vma_init();
+	if (ret)
+		goto err_kobj;
+	ret = pmclog_proc_init();
+	if (ret)
+		goto err_vma;
 	ret = pmclog_dev_register();
 	if (ret) {
 		pr_err("cannot register /dev/pmclog: %d\n", ret);
-		return ret;
+		goto err_proc;
 	}
 	pr_info("ABI %u.%u.%u, nsamples=%u, logbuffersize=%u KiB\n",
 		PMCLOG_ABI_MAJOR, PMCLOG_ABI_MINOR, PMCLOG_ABI_PATCH,
@@ -46,11 +58,25 @@ static int __init pmclog_init(void)
 	pr_info("hardware PMU: %s; sampling with cpu-clock only\n",
 		pmclog_pmu_describe());
 	return 0;
+
+err_proc:
+	pmclog_proc_exit_hooks();
+err_vma:
+	pmclog_vma_exit();
+err_kobj:
+	pmclog_kobj_exit();
+err_scratch:
+	pmclog_scratch_free();
+	return ret;
 }
 
 static void __exit pmclog_exit(void)
 {
 	pmclog_dev_unregister();
+	pmclog_proc_exit_hooks();
+	pmclog_vma_exit();
+	pmclog_kobj_exit();
+	pmclog_scratch_free();
 }
 
 module_init(pmclog_init);

@@ -88,11 +88,14 @@ void pmclog_owner_destroy(struct pmclog_owner *o)
 {
 	unsigned int i;
 
-	if (o->state == PMCLOG_STATE_RUNNING)
+	if (o->state == PMCLOG_STATE_RUNNING) {
 		pmclog_owner_stop_sources(o);
+		pmclog_track_unpublish(o);
+	}
 	pmclog_owner_free_cpus(o);
 	for (i = 0; i < o->npmcs; i++)
 		o->pmcs[i].ops->free(&o->pmcs[i]);
+	pmclog_track_free_kids(o);
 	put_pid(o->target);
 	pmclog_log_destroy(&o->log);
 	kfree(o);
@@ -188,9 +191,6 @@ int pmclog_owner_attach_locked(struct pmclog_owner *o,
 			return -EINVAL;
 		break;
 	case PMCLOG_ATTACH_PROCESS:
-		/* Following descendants needs fork tracking: not yet. */
-		if (req->flags & PMCLOG_ATTACH_F_CHILDREN)
-			return -EOPNOTSUPP;
 		if (!req->pid || req->pid > PID_MAX_LIMIT)
 			return -EINVAL;
 		pid = find_get_pid(req->pid);	/* in the caller's namespace */
@@ -199,6 +199,11 @@ int pmclog_owner_attach_locked(struct pmclog_owner *o,
 		if (!pid_has_task(pid, PIDTYPE_TGID)) {
 			put_pid(pid);
 			return -ESRCH;
+		}
+		if (req->flags & PMCLOG_ATTACH_F_CHILDREN &&
+		    pmclog_track_alloc_kids(o)) {
+			put_pid(pid);
+			return -ENOMEM;
 		}
 		o->target = pid;
 		break;
@@ -210,14 +215,27 @@ int pmclog_owner_attach_locked(struct pmclog_owner *o,
 	return 0;
 }
 
+/*
+ * Publish the log to the tracking hooks, log what is already mapped (with
+ * the time taken before publishing, so that it precedes every sample and
+ * every change the hooks log), then start sampling.
+ */
 int pmclog_owner_start_locked(struct pmclog_owner *o)
 {
 	unsigned int i;
+	u64 t0;
 	int ret;
 
 	lockdep_assert_held(&o->lock);
 	if (o->state != PMCLOG_STATE_ATTACHED || !o->npmcs)
 		return -EINVAL;
+	t0 = pmclog_clock();
+	pmclog_track_publish(o);
+	ret = pmclog_kobj_log_initial(o, t0);
+	if (!ret)
+		ret = pmclog_vma_log_initial(o, t0);
+	if (ret)
+		goto err_unpublish;
 	for (i = 0; i < o->npmcs; i++) {
 		ret = o->pmcs[i].ops->start(&o->pmcs[i]);
 		if (ret)
@@ -229,6 +247,8 @@ int pmclog_owner_start_locked(struct pmclog_owner *o)
 err_stop:
 	while (i--)
 		o->pmcs[i].ops->stop(&o->pmcs[i]);
+err_unpublish:
+	pmclog_track_unpublish(o);
 	return ret;
 }
 
@@ -240,8 +260,10 @@ int pmclog_owner_stop_locked(struct pmclog_owner *o)
 	lockdep_assert_held(&o->lock);
 	if (o->state == PMCLOG_STATE_STOPPED)
 		return 0;
-	if (o->state == PMCLOG_STATE_RUNNING)
+	if (o->state == PMCLOG_STATE_RUNNING) {
 		pmclog_owner_stop_sources(o);
+		pmclog_track_unpublish(o);
+	}
 	pmclog_sample_flush_all(o, &samples, &dropped);
 	pmclog_log_close(&o->log, samples, dropped);
 	o->state = PMCLOG_STATE_STOPPED;

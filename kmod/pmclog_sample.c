@@ -19,13 +19,6 @@
 
 #include "pmclog.h"
 
-static bool pmclog_owner_wants(const struct pmclog_owner *o,
-			       struct task_struct *t)
-{
-	/* The target's struct pid is pinned: it cannot be reused. */
-	return o->mode == PMCLOG_ATTACH_SYSTEM || task_tgid(t) == o->target;
-}
-
 /*
  * Take a sample of the interrupted context @regs for @pmc on this CPU.
  * Hardirq or NMI, interrupts off; handlers of one CPU may nest (an NMI in
@@ -40,7 +33,7 @@ void pmclog_sample_take(struct pmclog_pmc *pmc, struct pt_regs *regs)
 	struct pmclog_sample *s;
 	unsigned long head;
 
-	if (!pmclog_owner_wants(o, t))
+	if (!pmclog_track_targets(o, t))
 		return;
 	local64_inc(&pc->samples);
 	do {

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel objects: the kernel image and its modules, as MAP_IN / MAP_OUT
+ * with pid PMCLOG_PID_KERNEL, written to every running log (hwpmc told only
+ * system-wide owners about kldload; process-mode profiles sample the kernel
+ * too), and the functions of modules loaded while a log runs, as KSYMBOL.
+ *
+ *   module COMING   MAP_IN core text, MAP_IN init text, KSYMBOL each function
+ *   module LIVE     MAP_OUT init text (freed right after)
+ *   module GOING    MAP_OUT core text (and init text if init failed)
+ *
+ * Module text is logged as the executable part of the module's memory, not
+ * as "the module's base address": nothing assumes .text starts there.
+ * The module list is walked under RCU, as the kernel's own readers do
+ * (module_mutex is not exported); module_notifier covers the changes.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kallsyms.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/notifier.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <asm/page.h>
+
+#include "pmclog.h"
+#include "pmclog_compat.h"
+
+#define PMCLOG_KSYMBOL_MAX	(sizeof(struct pmclog_ksymbol) + KSYM_NAME_LEN)
+
+static unsigned long pmclog_kernel_stext, pmclog_kernel_etext;
+static unsigned long pmclog_kernel_link_stext;
+
+/* Build the MAP_IN of a kernel object in @buf (PMCLOG_SCRATCH_SIZE). */
+static void pmclog_kobj_map_in(void *buf, const char *name, u32 flags,
+			       unsigned long start, unsigned long end,
+			       u64 offset, u64 tstamp)
+{
+	struct pmclog_map_in *r = buf;
+	size_t len = pmclog_rec_put_str(r, sizeof(*r), name);
+
+	pmclog_hdr_init(&r->header, PMCLOG_TYPE_MAP_IN, len,
+			raw_smp_processor_id(), tstamp);
+	r->pid = PMCLOG_PID_KERNEL;
+	r->flags = flags;
+	r->start = start;
+	r->end = end;
+	r->offset = offset;
+}
+
+static void pmclog_kobj_map_out(unsigned long start, unsigned long end)
+{
+	struct pmclog_map_out r;
+
+	pmclog_hdr_init(&r.header, PMCLOG_TYPE_MAP_OUT, sizeof(r),
+			raw_smp_processor_id(), pmclog_clock());
+	r.pid = PMCLOG_PID_KERNEL;
+	r.__reserved = 0;
+	r.start = start;
+	r.end = end;
+	rcu_read_lock();
+	pmclog_track_emit_all(&r);
+	rcu_read_unlock();
+}
+
+/*
+ * MAP_IN of @mod's text (and init text while it has one) into @log, or
+ * into every running log when @log is NULL.  Does not sleep.
+ */
+static void pmclog_kobj_log_module(struct pmclog_log *log, void *buf,
+				   struct module *mod, u32 flags, u64 tstamp)
+{
+	struct pmclog_text core, init;
+
+	pmclog_compat_module_text(mod, &core, &init);
+	if (core.size) {
+		pmclog_kobj_map_in(buf, mod->name, flags | PMCLOG_MAP_F_KMODULE,
+				   core.start, core.start + core.size, 0, tstamp);
+		if (log)
+			pmclog_log_write(log, buf);
+		else
+			pmclog_track_emit_all(buf);
+	}
+	if (init.size) {
+		pmclog_kobj_map_in(buf, mod->name,
+				   flags | PMCLOG_MAP_F_KMODULE | PMCLOG_MAP_F_INIT,
+				   init.start, init.start + init.size, 0, tstamp);
+		if (log)
+			pmclog_log_write(log, buf);
+		else
+			pmclog_track_emit_all(buf);
+	}
+}
+
+/* KSYMBOL for every function of a COMING module (init ones included). */
+static void pmclog_kobj_log_symbols(struct module *mod, void *buf)
+{
+	struct pmclog_ksymbol *r = buf;
+	struct pmclog_text core, init;
+	struct mod_kallsyms *ks;
+	unsigned int i;
+
+	pmclog_compat_module_text(mod, &core, &init);
+	rcu_read_lock();
+	ks = rcu_dereference(mod->kallsyms);
+	for (i = 0; ks && i < ks->num_symtab; i++) {
+		const Elf_Sym *sym = &ks->symtab[i];
+		unsigned long a = sym->st_value;
+		size_t len;
+
+		if (ELF_ST_TYPE(sym->st_info) != STT_FUNC || !sym->st_name)
+			continue;
+		if (!(a - core.start < core.size || a - init.start < init.size))
+			continue;
+		len = pmclog_rec_put_str(r, sizeof(*r),
+					 ks->strtab + sym->st_name);
+		pmclog_hdr_init(&r->header, PMCLOG_TYPE_KSYMBOL, len,
+				raw_smp_processor_id(), pmclog_clock());
+		r->pid = PMCLOG_PID_KERNEL;
+		r->__reserved = 0;
+		r->start = a;
+		r->size = sym->st_size;
+		pmclog_track_emit_all(r);
+	}
+	rcu_read_unlock();
+}
+
+/* Process context, may sleep; module_mutex is not held. */
+static int pmclog_kobj_notify(struct notifier_block *nb, unsigned long action,
+			      void *data)
+{
+	struct module *mod = data;
+	struct pmclog_text core, init;
+	void *buf;
+
+	if (!static_branch_unlikely(&pmclog_tracking))
+		return NOTIFY_DONE;
+	pmclog_compat_module_text(mod, &core, &init);
+	switch (action) {
+	case MODULE_STATE_COMING:
+		buf = kmalloc(max_t(size_t, PMCLOG_SCRATCH_SIZE, PMCLOG_KSYMBOL_MAX),
+			      GFP_KERNEL);
+		if (!buf)
+			break;	/* the loss shows as samples in no object */
+		rcu_read_lock();
+		pmclog_kobj_log_module(NULL, buf, mod, 0, pmclog_clock());
+		rcu_read_unlock();
+		pmclog_kobj_log_symbols(mod, buf);
+		kfree(buf);
+		break;
+	case MODULE_STATE_LIVE:
+		if (init.size)
+			pmclog_kobj_map_out(init.start, init.start + init.size);
+		break;
+	case MODULE_STATE_GOING:
+		if (init.size)
+			pmclog_kobj_map_out(init.start, init.start + init.size);
+		if (core.size)
+			pmclog_kobj_map_out(core.start, core.start + core.size);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block pmclog_kobj_nb = {
+	.notifier_call	= pmclog_kobj_notify,
+};
+
+/*
+ * At START, once @o is published: MAP_IN of the kernel image and of every
+ * module already loaded, into @o's log, with the time of START.
+ */
+int pmclog_kobj_log_initial(struct pmclog_owner *o, u64 tstamp)
+{
+	struct list_head *pos;
+	void *buf;
+
+	buf = kmalloc(PMCLOG_SCRATCH_SIZE, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	pmclog_kobj_map_in(buf, "[kernel]", PMCLOG_MAP_F_INITIAL,
+			   pmclog_kernel_stext, pmclog_kernel_etext,
+			   pmclog_kernel_link_stext, tstamp);
+	pmclog_log_write(&o->log, buf);
+
+	rcu_read_lock();
+	/* The list head is not a module; every module lives in module space. */
+	list_for_each_rcu(pos, &THIS_MODULE->list) {
+		struct module *mod = list_entry(pos, struct module, list);
+
+		if (!pmclog_compat_in_module_space(pos) ||
+		    mod->state == MODULE_STATE_UNFORMED)
+			continue;
+		pmclog_kobj_log_module(&o->log, buf, mod, PMCLOG_MAP_F_INITIAL,
+				       tstamp);
+	}
+	pmclog_kobj_log_module(&o->log, buf, THIS_MODULE, PMCLOG_MAP_F_INITIAL,
+			       tstamp);
+	rcu_read_unlock();
+	kfree(buf);
+	return 0;
+}
+
+int pmclog_kobj_init(void)
+{
+	unsigned long text;
+	int ret;
+
+	text = pmclog_compat_kallsyms_lookup("_text");
+	pmclog_kernel_stext = pmclog_compat_kallsyms_lookup("_stext");
+	pmclog_kernel_etext = pmclog_compat_kallsyms_lookup("_etext");
+	if (!text || !pmclog_kernel_stext ||
+	    pmclog_kernel_etext <= pmclog_kernel_stext) {
+		pr_err("cannot find the kernel text (_text, _stext, _etext) in kallsyms\n");
+		return -ENOENT;
+	}
+	/* x86-64 links _text at __START_KERNEL; KASLR moves it as a whole. */
+	pmclog_kernel_link_stext = __START_KERNEL + (pmclog_kernel_stext - text);
+
+	ret = register_module_notifier(&pmclog_kobj_nb);
+	if (ret)
+		pr_err("cannot register the module notifier: %d\n", ret);
+	return ret;
+}
+
+void pmclog_kobj_exit(void)
+{
+	unregister_module_notifier(&pmclog_kobj_nb);
+}
