@@ -35,22 +35,32 @@ static int __init pmclog_init(void)
 		       pmclog_logbuffersize);
 		return -EINVAL;
 	}
+	ret = pmclog_pmu_init();
+	if (ret) {
+		pr_err("cannot set up the hardware PMU source: %d\n", ret);
+		return ret;
+	}
 	ret = pmclog_dev_register();
 	if (ret) {
 		pr_err("cannot register /dev/pmclog: %d\n", ret);
+		pmclog_pmu_exit();
 		return ret;
 	}
 	pr_info("ABI %u.%u.%u, nsamples=%u, logbuffersize=%u KiB\n",
 		PMCLOG_ABI_MAJOR, PMCLOG_ABI_MINOR, PMCLOG_ABI_PATCH,
 		pmclog_nsamples, pmclog_logbuffersize);
-	pr_info("hardware PMU: %s; sampling with cpu-clock only\n",
-		pmclog_pmu_describe());
+	if (pmclog_pmu_kind() == PMCLOG_PMU_NONE)
+		pr_info("hardware PMU: none, %s; sampling with cpu-clock only\n",
+			pmclog_pmu_describe());
+	else
+		pr_info("hardware PMU: %s\n", pmclog_pmu_describe());
 	return 0;
 }
 
 static void __exit pmclog_exit(void)
 {
 	pmclog_dev_unregister();
+	pmclog_pmu_exit();
 }
 
 module_init(pmclog_init);

@@ -16,11 +16,19 @@
 #include "pmclog_pmu_logic.h"
 
 /* Keeps the compiler from moving slot writes past the publication of a mask. */
-#define pmclog_pmu_barrier()	__asm__ __volatile__("" : : : "memory")
+static inline void pmclog_pmu_barrier(void)
+{
+	__asm__ __volatile__("" : : : "memory");
+}
 
-#define for_each_slot(s, mask) \
-	for ((s) = 0; (s) < PMCLOG_PMU_MAX_SLOTS; (s)++) \
-		if ((mask) & (1U << (s)))
+/* The lowest slot of a non-empty *@mask, taken out of it. */
+static inline unsigned int pmclog_pmu_pop(u32 *mask)
+{
+	unsigned int slot = __builtin_ctz(*mask);
+
+	*mask &= *mask - 1;
+	return slot;
+}
 
 static bool pmclog_pmu_has_global(const struct pmclog_pmu_caps *caps)
 {
@@ -468,8 +476,11 @@ void pmclog_pmu_freeze(const struct pmclog_pmu_caps *caps,
 	unsigned int slot;
 
 	mask &= pc->running;
-	for_each_slot(slot, mask) {
-		struct pmclog_pmu_slot *s = &pc->slot[slot];
+	while (mask) {
+		struct pmclog_pmu_slot *s;
+
+		slot = pmclog_pmu_pop(&mask);
+		s = &pc->slot[slot];
 
 		pmclog_pmu_disable(caps, s, slot);
 		pc->running &= ~(1U << slot);
@@ -492,8 +503,11 @@ void pmclog_pmu_thaw(const struct pmclog_pmu_caps *caps,
 	unsigned int slot;
 
 	mask &= pc->active & ~pc->running;
-	for_each_slot(slot, mask) {
-		struct pmclog_pmu_slot *s = &pc->slot[slot];
+	while (mask) {
+		struct pmclog_pmu_slot *s;
+
+		slot = pmclog_pmu_pop(&mask);
+		s = &pc->slot[slot];
 
 		pmclog_pmu_load(caps, slot, s->frozen_count);
 		s->last_ns = now - s->frozen_ns;
@@ -540,19 +554,20 @@ u32 pmclog_pmu_overflowed(const struct pmclog_pmu_caps *caps,
 {
 	u32 mask = 0, active = pc->active;
 	unsigned int slot;
-	u64 st;
+	u64 st = 0;
 
-	if (pmclog_pmu_has_global(caps)) {
+	if (pmclog_pmu_has_global(caps) && active)
 		st = pmclog_pmu_rdmsr(PMCLOG_MSR_GLOBAL_STATUS);
-		for_each_slot(slot, active)
+	while (active) {
+		slot = pmclog_pmu_pop(&active);
+		if (pmclog_pmu_has_global(caps)) {
 			if (st & pmclog_pmu_global_bit(slot))
 				mask |= 1U << slot;
-		return mask;
-	}
-	for_each_slot(slot, active)
-		if (!(pmclog_pmu_rdmsr(pmclog_pmu_ctr_msr(caps, slot)) &
-		      pmclog_pmu_top_bit(caps, slot)))
+		} else if (!(pmclog_pmu_rdmsr(pmclog_pmu_ctr_msr(caps, slot)) &
+			     pmclog_pmu_top_bit(caps, slot))) {
 			mask |= 1U << slot;
+		}
+	}
 	return mask;
 }
 
@@ -579,15 +594,20 @@ int pmclog_pmu_handle_nmi(const struct pmclog_pmu_caps *caps,
 		if (!mask)
 			break;
 		gbits = 0;
-		for_each_slot(slot, mask) {
-			struct pmclog_pmu_slot *s = &pc->slot[slot];
+		while (mask) {
+			struct pmclog_pmu_slot *s;
 
+			slot = pmclog_pmu_pop(&mask);
+			s = &pc->slot[slot];
 			pmclog_pmu_sample(s->pmc, arg);
 			if (s->target_ns) {
+				u64 max = pmclog_pmu_max_period(caps, slot);
+
 				s->period = pmclog_pmu_freq_step(s->period,
-						now - s->last_ns, s->target_ns,
-						PMCLOG_PMU_MIN_PERIOD,
-						pmclog_pmu_max_period(caps, slot));
+								 now - s->last_ns,
+								 s->target_ns,
+								 PMCLOG_PMU_MIN_PERIOD,
+								 max);
 				s->last_ns = now;
 			}
 			s->frozen_count = pmclog_pmu_reload(caps, slot, s->period);
