@@ -216,9 +216,16 @@ void pmclog_sample_flush_all(struct pmclog_owner *o, u64 *samples,
 /* pmclog_hrtimer.c */
 extern const struct pmclog_source_ops pmclog_hrtimer_ops;
 
+/* pmclog_x86_pmu.c */
+extern const struct pmclog_source_ops pmclog_x86_pmu_ops;
+int pmclog_pmu_init(void);
+void pmclog_pmu_exit(void);
+u16 pmclog_pmu_kind(void);
+const char *pmclog_pmu_describe(void);
+void pmclog_pmu_info_fill(struct pmclog_pmu_info *info);
+
 /* pmclog_cpuinfo.c */
 void pmclog_cpuinfo_fill(struct pmclog_initialize *init);
-const char *pmclog_pmu_describe(void);
 
 /* pmclog_dev.c */
 int pmclog_dev_register(void);

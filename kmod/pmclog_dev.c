@@ -77,6 +77,7 @@ static long pmclog_ioctl_locked(struct pmclog_owner *o, unsigned int cmd,
 		struct pmclog_version	version;
 		struct pmclog_alloc	alloc;
 		struct pmclog_attach	attach;
+		struct pmclog_pmu_info	pmu;
 	} a;
 	int ret;
 
@@ -106,6 +107,12 @@ static long pmclog_ioctl_locked(struct pmclog_owner *o, unsigned int cmd,
 		if (ret)
 			return ret;
 		return pmclog_owner_attach_locked(o, &a.attach);
+
+	case _IOC_NR(PMCLOG_IOC_GET_PMU):
+		if (_IOC_DIR(cmd) != _IOC_READ)
+			return -ENOTTY;
+		pmclog_pmu_info_fill(&a.pmu);
+		return pmclog_arg_out(uarg, cmd, &a.pmu, sizeof(a.pmu));
 
 	case _IOC_NR(PMCLOG_IOC_START):
 		if (cmd != PMCLOG_IOC_START)

@@ -47,18 +47,28 @@ static int __init pmclog_init(void)
 	ret = pmclog_proc_init();
 	if (ret)
 		goto err_vma;
+	ret = pmclog_pmu_init();
+	if (ret) {
+		pr_err("cannot set up the hardware PMU source: %d\n", ret);
+		goto err_proc;
+	}
 	ret = pmclog_dev_register();
 	if (ret) {
 		pr_err("cannot register /dev/pmclog: %d\n", ret);
-		goto err_proc;
+		goto err_pmu;
 	}
 	pr_info("ABI %u.%u.%u, nsamples=%u, logbuffersize=%u KiB\n",
 		PMCLOG_ABI_MAJOR, PMCLOG_ABI_MINOR, PMCLOG_ABI_PATCH,
 		pmclog_nsamples, pmclog_logbuffersize);
-	pr_info("hardware PMU: %s; sampling with cpu-clock only\n",
-		pmclog_pmu_describe());
+	if (pmclog_pmu_kind() == PMCLOG_PMU_NONE)
+		pr_info("hardware PMU: none, %s; sampling with cpu-clock only\n",
+			pmclog_pmu_describe());
+	else
+		pr_info("hardware PMU: %s\n", pmclog_pmu_describe());
 	return 0;
 
+err_pmu:
+	pmclog_pmu_exit();
 err_proc:
 	pmclog_proc_exit_hooks();
 err_vma:
@@ -73,6 +83,7 @@ err_scratch:
 static void __exit pmclog_exit(void)
 {
 	pmclog_dev_unregister();
+	pmclog_pmu_exit();
 	pmclog_proc_exit_hooks();
 	pmclog_vma_exit();
 	pmclog_kobj_exit();

@@ -107,7 +107,8 @@ static const struct pmclog_source_ops *pmclog_source_for(u32 event)
 	case PMCLOG_EV_CPU_CLOCK:
 		return &pmclog_hrtimer_ops;
 	default:
-		return NULL;
+		/* It fails with ENODEV where there is no PMU, and says why. */
+		return &pmclog_x86_pmu_ops;
 	}
 }
 

@@ -260,8 +260,14 @@ build_initramfs() {
 	echo 'root:x:0:0:root:/root:/bin/sh' >"$tree/etc/passwd"
 	echo 'root:x:0:' >"$tree/etc/group"
 
-	for f in busy syscalls forker sigdfl; do
-		[[ -x $repo/tests/workloads/bin/$f ]] && put "$repo/tests/workloads/bin/$f" "$tree/bin/$f"
+	# Every workload: programs in /bin (with any libraries they link),
+	# shared objects they dlopen in /lib/workloads.
+	for f in "$repo"/tests/workloads/bin/*; do
+		[[ -f $f ]] || continue
+		case $f in
+		*.so) put "$f" "$tree/lib/workloads/$(basename "$f")" ;;
+		*) [[ -x $f ]] && put_elf_with_libs "$f" "$tree" "/bin/$(basename "$f")" ;;
+		esac
 	done
 	[[ -x $tool_bin ]] && put_elf_with_libs "$tool_bin" "$tree" /bin/pmclog
 	[[ -f $kdir/pmclog.ko ]] && put "$kdir/pmclog.ko" "$tree/lib/modules/pmclog.ko"

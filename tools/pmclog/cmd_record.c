@@ -240,18 +240,33 @@ static int parse_options(int argc, char **argv, struct record_opts *o)
 static int allocate_pmc(struct recorder *rec, struct pmclog_alloc *alloc)
 {
 	const struct record_opts *o = rec->opts;
+	struct pmclog_pmu_info pmu = { 0 };
 
 	*alloc = o->alloc;
 	if (ioctl(rec->dev, PMCLOG_IOC_ALLOCATE, alloc) == 0)
 		return 0;
 	switch (errno) {
 	case ENODEV:
-		warnx("event %s needs a hardware PMU: the module found none it can use on this machine (virtual machines often expose none; see dmesg); use -e cpu-clock",
-		      o->event);
+		if (device_pmu_info(rec->dev, &pmu) == 0 && pmu.pmu == PMCLOG_PMU_NONE)
+			warnx("event %s is unavailable: no hardware PMU: %s; use -e cpu-clock",
+			      o->event, pmu.reason);
+		else if (pmu.pmu != PMCLOG_PMU_NONE)
+			warnx("event %s is unavailable: this machine's PMU does not count it (see pmclog list); use -e cpu-clock",
+			      o->event);
+		else
+			warnx("event %s needs a hardware PMU: the module found none it can use on this machine (virtual machines often expose none; see dmesg); use -e cpu-clock",
+			      o->event);
 		return EX_UNAVAILABLE;
 	case EBUSY:
-		warnx("event %s: every hardware counter is taken (by perf, a watchdog or another pmclog); free one or use -e cpu-clock",
-		      o->event);
+		if (device_pmu_info(rec->dev, &pmu) == 0 && pmu.reserved)
+			warnx("event %s: every counter that can count it is taken; perf holds the PMU (the NMI watchdog or another perf user: sysctl kernel.nmi_watchdog=0 frees it); or use -e cpu-clock",
+			      o->event);
+		else if (pmu.busy)
+			warnx("event %s: every counter that can count it is taken (enabled by another user of the PMU, not registered with the kernel; see pmclog list); use -e cpu-clock",
+			      o->event);
+		else
+			warnx("event %s: every hardware counter is taken (by perf, a watchdog or another pmclog); free one or use -e cpu-clock",
+			      o->event);
 		return EX_TEMPFAIL;
 	case EINVAL:
 		warnx("the module refused event %s with %s %llu: %s", o->event,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Opening /dev/pmclog, shared by `pmclog record` and `pmclog version`.
+ * Opening /dev/pmclog and asking it about the PMU, shared by the commands.
  */
 #include <err.h>
 #include <errno.h>
@@ -72,4 +72,19 @@ int device_open(__u32 *abi_version, int quiet)
 		return -EX_PROTOCOL;
 	}
 	return fd;
+}
+
+int device_pmu_info(int fd, struct pmclog_pmu_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	if (ioctl(fd, PMCLOG_IOC_GET_PMU, info) < 0) {
+		int err = errno;
+
+		if (err != ENOTTY)
+			warnx("%s: PMCLOG_IOC_GET_PMU failed: %s", device_path(),
+			      strerror(err));
+		return -err;
+	}
+	info->reason[sizeof(info->reason) - 1] = '\0';
+	return 0;
 }

@@ -3,7 +3,7 @@
  * pmclog(1): record and decode pmclog sampling logs.
  *
  * Each subcommand is a row of the table below: a thin layer that parses
- * its options and calls libpmclog.  A new one (report, list) is a new row.
+ * its options and calls libpmclog.  A new one (report) is a new row.
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +17,8 @@ static const struct pmclog_command commands[] = {
 	  "sample a command, a process or the whole system into a log file" },
 	{ "dump", cmd_dump, "[-i FILE]",
 	  "print every record of a log, one line each" },
+	{ "list", cmd_list, "",
+	  "list the events and which of them this machine's PMU counts" },
 	{ "version", cmd_version, "",
 	  "print the ABI versions of this tool and of the loaded module" },
 	{ "help", cmd_help, "",

@@ -19,6 +19,7 @@ struct pmclog_command {
 };
 
 int cmd_dump(int argc, char **argv);
+int cmd_list(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
@@ -33,5 +34,12 @@ const char *device_path(void);
  * do (unless quiet), and return minus a <sysexits.h> status.
  */
 int device_open(__u32 *abi_version, int quiet);
+
+/*
+ * The module's view of the hardware PMU (PMCLOG_IOC_GET_PMU), reason
+ * NUL-terminated.  Return 0, -ENOTTY from a module older than ABI 1.1, or
+ * another negative errno (printed).
+ */
+int device_pmu_info(int fd, struct pmclog_pmu_info *info);
 
 #endif /* PMCLOG_H */

@@ -46,7 +46,7 @@
 #include <linux/ioctl.h>
 
 #define PMCLOG_ABI_MAJOR	1
-#define PMCLOG_ABI_MINOR	0
+#define PMCLOG_ABI_MINOR	1	/* 1: PMCLOG_IOC_GET_PMU */
 #define PMCLOG_ABI_PATCH	0
 
 /* Packed ABI version, as in INITIALIZE's abi_version: 0xMMmmpppp. */
@@ -396,6 +396,47 @@ struct pmclog_attach {
 #define PMCLOG_IOC_STOP		_IO(PMCLOG_IOC_MAGIC, 0x04)
 
 /*
+ * PMCLOG_IOC_GET_PMU (ABI 1.1): the hardware PMU as the module sees it,
+ * for `pmclog list` and for the messages of a refused ALLOCATE.  Any open
+ * file may ask, at any time.
+ *
+ *   pmu          PMCLOG_PMU_*; PMCLOG_PMU_NONE: reason says why
+ *   version      Intel architectural perfmon version; 0 on AMD
+ *   ngp, nfixed  general-purpose and fixed counters
+ *   gp_width, fixed_width   their width in bits
+ *   events       bit (1 << PMCLOG_EV_*) for each event this PMU counts
+ *   counters     the counters: GP counter i is bit i, fixed counter j is
+ *                bit 16 + j (the same numbering in busy, reserved, taken)
+ *   busy         counters someone else enabled, on any online CPU
+ *   reserved     GP counters the kernel's counter registry gives to
+ *                someone else: perf (the NMI watchdog, perf users, KVM)
+ *   taken        counters pmclog's own logs hold
+ *   foreign_nmis PMU NMIs, while pmclog had counters, that were not its
+ *   overflows    counter overflows pmclog handled, since the module loaded
+ *   reason       NUL-terminated: why there is no PMU, or who holds it
+ */
+struct pmclog_pmu_info {
+	__u16	pmu;
+	__u8	version;
+	__u8	ngp;
+	__u8	nfixed;
+	__u8	gp_width;
+	__u8	fixed_width;
+	__u8	__reserved0;
+	__u32	events;
+	__u32	counters;
+	__u32	busy;
+	__u32	reserved;
+	__u32	taken;
+	__u32	__reserved1;
+	__u64	foreign_nmis;
+	__u64	overflows;
+	char	reason[128];
+};
+
+#define PMCLOG_IOC_GET_PMU	_IOR(PMCLOG_IOC_MAGIC, 0x05, struct pmclog_pmu_info)
+
+/*
  * Layout checks, compiled by both sides: the kernel includes this header
  * with __KERNEL__ (static_assert from linux/build_bug.h), userland with
  * C11 _Static_assert.
@@ -430,6 +471,10 @@ __PMCLOG_ASSERT(sizeof(struct pmclog_ksymbol) == 40, "KSYMBOL");
 __PMCLOG_ASSERT(sizeof(struct pmclog_version) == 8, "pmclog_version");
 __PMCLOG_ASSERT(sizeof(struct pmclog_alloc) == 32, "pmclog_alloc");
 __PMCLOG_ASSERT(sizeof(struct pmclog_attach) == 16, "pmclog_attach");
+__PMCLOG_ASSERT(sizeof(struct pmclog_pmu_info) == 176, "pmclog_pmu_info");
+__PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_pmu_info, events) == 8, "pmclog_pmu_info.events");
+__PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_pmu_info, foreign_nmis) == 32, "pmclog_pmu_info.foreign_nmis");
+__PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_pmu_info, reason) == 48, "pmclog_pmu_info.reason");
 
 #undef __PMCLOG_OFFSET
 #undef __PMCLOG_ASSERT

@@ -1,0 +1,632 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * x86 PMU programming logic shared by the module and the unit tests; see
+ * pmclog_pmu_logic.h.  Every function is bounded and lock-free; the ones
+ * that touch MSRs run on the CPU whose counters they program, with
+ * interrupts off or in NMI.
+ *
+ * Overflow.  Counters are loaded with -period (masked to their width), so
+ * while they count towards an overflow their top bit is set.  A counter
+ * whose top bit is clear has wrapped: that is how overflow is found on AMD
+ * and Intel v1, and how a freeze or a release notices an overflow whose
+ * interrupt has not been handled yet.  Intel v2+ says which counters
+ * overflowed in GLOBAL_STATUS, acknowledged through GLOBAL_OVF_CTRL (named
+ * GLOBAL_STATUS_RESET from v4, same address, same meaning of our bits).
+ */
+#include "pmclog_pmu_logic.h"
+
+/* Keeps the compiler from moving slot writes past the publication of a mask. */
+static inline void pmclog_pmu_barrier(void)
+{
+	__asm__ __volatile__("" : : : "memory");
+}
+
+/* The lowest slot of a non-empty *@mask, taken out of it. */
+static inline unsigned int pmclog_pmu_pop(u32 *mask)
+{
+	unsigned int slot = __builtin_ctz(*mask);
+
+	*mask &= *mask - 1;
+	return slot;
+}
+
+static bool pmclog_pmu_has_global(const struct pmclog_pmu_caps *caps)
+{
+	return caps->kind == PMCLOG_PMU_INTEL_ARCH && caps->version >= 2;
+}
+
+static unsigned int pmclog_pmu_fls(u32 x)
+{
+	unsigned int n = 0;
+
+	while (x) {
+		n++;
+		x >>= 1;
+	}
+	return n;
+}
+
+const char *pmclog_pmu_detect(const struct pmclog_pmu_cpuid *id,
+			      struct pmclog_pmu_caps *caps)
+{
+	unsigned int ngp, width, len, nfixed;
+
+	*caps = (struct pmclog_pmu_caps){ .kind = PMCLOG_PMU_NONE };
+	switch (id->vendor) {
+	case PMCLOG_CPU_VENDOR_INTEL:
+		if (!id->arch_perfmon || !(id->a_eax & 0xff))
+			return "CPUID leaf 0xA reports no architectural perfmon (a virtual machine without a virtual PMU?)";
+		ngp = (id->a_eax >> 8) & 0xff;
+		width = (id->a_eax >> 16) & 0xff;
+		len = id->a_eax >> 24;
+		if (!ngp || width < 32 || width > 64)
+			return "CPUID leaf 0xA reports no usable general-purpose counter";
+		caps->version = id->a_eax & 0xff;
+		caps->ngp = ngp < PMCLOG_PMU_MAX_GP ? ngp : PMCLOG_PMU_MAX_GP;
+		caps->gp_width = width;
+		/* Events past the length of the EBX bit vector do not exist. */
+		caps->arch_unavail = id->a_ebx | (len < 32 ? ~0U << len : 0);
+		if (caps->version >= 2) {
+			nfixed = id->a_edx & 0x1f;
+			if (caps->version >= 5) {
+				/* Fixed counter j: ECX[j] or EDX[4:0] > j. */
+				caps->fixed_mask = id->a_ecx |
+					((nfixed < 32 ? 1U << nfixed : 0) - 1);
+			} else {
+				/* Early v2 parts report 0; trust that in a VM only. */
+				if (nfixed < 3 && !id->hypervisor)
+					nfixed = 3;
+				caps->fixed_mask = (1U << nfixed) - 1;
+			}
+			caps->fixed_mask &= (1U << PMCLOG_PMU_MAX_FIXED) - 1;
+			caps->nfixed = pmclog_pmu_fls(caps->fixed_mask);
+			caps->fixed_width = (id->a_edx >> 5) & 0xff;
+			if (caps->fixed_width < 32 || caps->fixed_width > 64)
+				caps->fixed_width = width;
+		}
+		caps->full_width_write = id->pdcm &&
+					 (id->perf_capabilities & (1ULL << 13));
+		caps->kind = PMCLOG_PMU_INTEL_ARCH;
+		return NULL;
+	case PMCLOG_CPU_VENDOR_AMD:
+		if (id->family < 6)
+			return "AMD CPU older than K7: no supported PMU";
+		caps->kind = id->perfctr_core ? PMCLOG_PMU_AMD_CORE : PMCLOG_PMU_AMD_K7;
+		caps->ngp = id->perfctr_core ? 6 : 4;
+		caps->gp_width = 48;
+		caps->zen = id->family >= 0x17;
+		return NULL;
+	default:
+		return "unknown CPU vendor: no supported PMU";
+	}
+}
+
+u32 pmclog_pmu_ctl_msr(const struct pmclog_pmu_caps *caps, unsigned int slot)
+{
+	switch (caps->kind) {
+	case PMCLOG_PMU_INTEL_ARCH:
+		if (PMCLOG_PMU_IS_FIXED(slot))
+			return PMCLOG_MSR_FIXED_CTR_CTRL;
+		return PMCLOG_MSR_P6_EVNTSEL0 + slot;
+	case PMCLOG_PMU_AMD_CORE:
+		return PMCLOG_MSR_F15H_PERF_CTL0 + 2 * slot;
+	default:
+		return PMCLOG_MSR_K7_EVNTSEL0 + slot;
+	}
+}
+
+u32 pmclog_pmu_ctr_msr(const struct pmclog_pmu_caps *caps, unsigned int slot)
+{
+	switch (caps->kind) {
+	case PMCLOG_PMU_INTEL_ARCH:
+		if (PMCLOG_PMU_IS_FIXED(slot))
+			return PMCLOG_MSR_FIXED_CTR0 + slot - PMCLOG_PMU_MAX_GP;
+		return PMCLOG_MSR_P6_PERFCTR0 + slot;
+	case PMCLOG_PMU_AMD_CORE:
+		return PMCLOG_MSR_F15H_PERF_CTL0 + 2 * slot + 1;
+	default:
+		return PMCLOG_MSR_K7_PERFCTR0 + slot;
+	}
+}
+
+/* Intel GP counters written through 0xc1 keep bits 31:0, sign-extended. */
+static u32 pmclog_pmu_ctr_write_msr(const struct pmclog_pmu_caps *caps,
+				    unsigned int slot)
+{
+	if (caps->kind == PMCLOG_PMU_INTEL_ARCH && !PMCLOG_PMU_IS_FIXED(slot) &&
+	    caps->full_width_write)
+		return PMCLOG_MSR_IA32_PMC0 + slot;
+	return pmclog_pmu_ctr_msr(caps, slot);
+}
+
+u32 pmclog_pmu_slots(const struct pmclog_pmu_caps *caps)
+{
+	return ((1U << caps->ngp) - 1) | (caps->fixed_mask << PMCLOG_PMU_MAX_GP);
+}
+
+u64 pmclog_pmu_width_mask(const struct pmclog_pmu_caps *caps,
+			  unsigned int slot)
+{
+	unsigned int w = PMCLOG_PMU_IS_FIXED(slot) ? caps->fixed_width :
+						     caps->gp_width;
+
+	return w >= 64 ? ~0ULL : (1ULL << w) - 1;
+}
+
+u64 pmclog_pmu_global_bit(unsigned int slot)
+{
+	if (PMCLOG_PMU_IS_FIXED(slot))
+		return 1ULL << (32 + slot - PMCLOG_PMU_MAX_GP);
+	return 1ULL << slot;
+}
+
+static u64 pmclog_pmu_top_bit(const struct pmclog_pmu_caps *caps,
+			      unsigned int slot)
+{
+	return (pmclog_pmu_width_mask(caps, slot) >> 1) + 1;
+}
+
+struct pmclog_pmu_evmap {
+	u32	arch_bit;	/* Intel: CPUID.0xA EBX bit */
+	u16	intel;		/* Intel GP encoding, 0: fixed counter only */
+	s8	fixed;		/* Intel fixed counter, -1: none */
+	u16	amd;		/* AMD encoding, 0: none */
+	u16	zen;		/* AMD family 17h+, 0: same as amd */
+};
+
+/* As perf's intel_perfmon_event_map, amd_perfmon_event_map and the Zen map. */
+static const struct pmclog_pmu_evmap pmclog_pmu_evmap[PMCLOG_EV_RAW] = {
+	[PMCLOG_EV_CYCLES]	     = { 0, 0x003c,  1, 0x0076, 0 },
+	[PMCLOG_EV_INSTRUCTIONS]     = { 1, 0x00c0,  0, 0x00c0, 0 },
+	[PMCLOG_EV_REF_CYCLES]	     = { 2, 0,	     2, 0,	0 },
+	[PMCLOG_EV_CACHE_REFERENCES] = { 3, 0x4f2e, -1, 0x077d, 0xff60 },
+	[PMCLOG_EV_CACHE_MISSES]     = { 4, 0x412e, -1, 0x077e, 0x0964 },
+	[PMCLOG_EV_BRANCHES]	     = { 5, 0x00c4, -1, 0x00c2, 0 },
+	[PMCLOG_EV_BRANCH_MISSES]    = { 6, 0x00c5, -1, 0x00c3, 0 },
+};
+
+/*
+ * How to count @event (PMCLOG_EV_*, @config for PMCLOG_EV_RAW) in the modes
+ * of @flags (PMCLOG_PMC_F_USER/KERNEL).  -ENODEV: not on this PMU;
+ * -EINVAL: not a PMU event, or a raw select with bits that are ours.
+ */
+int pmclog_pmu_encode(const struct pmclog_pmu_caps *caps, u32 event,
+		      u64 config, u32 flags, struct pmclog_pmu_enc *enc)
+{
+	bool intel = caps->kind == PMCLOG_PMU_INTEL_ARCH;
+	const struct pmclog_pmu_evmap *m;
+	u64 mode = PMCLOG_EVSEL_INT, code;
+
+	*enc = (struct pmclog_pmu_enc){ .fixed = -1, .fixed_field = PMCLOG_FIXED_PMI };
+	if (flags & PMCLOG_PMC_F_USER) {
+		mode |= PMCLOG_EVSEL_USR;
+		enc->fixed_field |= PMCLOG_FIXED_USR;
+	}
+	if (flags & PMCLOG_PMC_F_KERNEL) {
+		mode |= PMCLOG_EVSEL_OS;
+		enc->fixed_field |= PMCLOG_FIXED_OS;
+	}
+	if (event < PMCLOG_EV_CYCLES || event > PMCLOG_EV_RAW)
+		return -EINVAL;
+	if (caps->kind == PMCLOG_PMU_NONE)
+		return -ENODEV;
+	if (event == PMCLOG_EV_RAW) {
+		if (config & ~(intel ? PMCLOG_EVSEL_RAW_INTEL : PMCLOG_EVSEL_RAW_AMD))
+			return -EINVAL;
+		enc->evtsel = config | mode;
+		enc->gp = true;
+		return 0;
+	}
+	m = &pmclog_pmu_evmap[event];
+	if (intel) {
+		code = m->intel;
+		enc->gp = code && !(caps->arch_unavail & (1U << m->arch_bit));
+		if (m->fixed >= 0 && (caps->fixed_mask & (1U << m->fixed)))
+			enc->fixed = m->fixed;
+	} else {
+		code = caps->zen && m->zen ? m->zen : m->amd;
+		enc->gp = code != 0;
+	}
+	if (!enc->gp && enc->fixed < 0)
+		return -ENODEV;
+	enc->evtsel = code | mode;
+	return 0;
+}
+
+/* The PMCLOG_EV_* this PMU can count, as a mask of (1 << event). */
+u32 pmclog_pmu_events(const struct pmclog_pmu_caps *caps)
+{
+	struct pmclog_pmu_enc enc;
+	u32 ev, mask = 0;
+
+	for (ev = PMCLOG_EV_CYCLES; ev <= PMCLOG_EV_RAW; ev++)
+		if (!pmclog_pmu_encode(caps, ev, 0, PMCLOG_PMC_F_ALL, &enc))
+			mask |= 1U << ev;
+	return mask;
+}
+
+/* A free slot for @enc: its fixed counter first, else the lowest GP one. */
+int pmclog_pmu_pick(const struct pmclog_pmu_caps *caps,
+		    const struct pmclog_pmu_enc *enc, u32 busy)
+{
+	unsigned int i;
+
+	if (enc->fixed >= 0 &&
+	    !(busy & (1U << PMCLOG_PMU_FIXED(enc->fixed))))
+		return PMCLOG_PMU_FIXED(enc->fixed);
+	if (enc->gp)
+		for (i = 0; i < caps->ngp; i++)
+			if (!(busy & (1U << i)))
+				return i;
+	return -EBUSY;
+}
+
+/*
+ * The longest period @slot can count with its top bit set all along.
+ * Intel without full-width writes loads 32 bits sign-extended.
+ */
+u64 pmclog_pmu_max_period(const struct pmclog_pmu_caps *caps,
+			  unsigned int slot)
+{
+	if (caps->kind == PMCLOG_PMU_INTEL_ARCH && !caps->full_width_write)
+		return (1ULL << 31) - 1;
+	return pmclog_pmu_width_mask(caps, slot) >> 1;
+}
+
+/* The counter value that overflows after @period events. */
+u64 pmclog_pmu_reload(const struct pmclog_pmu_caps *caps, unsigned int slot,
+		      u64 period)
+{
+	u64 max = pmclog_pmu_max_period(caps, slot);
+
+	if (period > max)
+		period = max;
+	if (!period)
+		period = 1;
+	return (0 - period) & pmclog_pmu_width_mask(caps, slot);
+}
+
+/*
+ * Adaptive frequency: the last @period events took @dt_ns; the period that
+ * would take @target_ns at the same rate, moved three quarters of the way
+ * from @period, within [@min, @max].  No 128-bit arithmetic: @dt_ns is
+ * capped at 2^33 ns (8.6 s) and @target_ns is at most 1e9 (< 2^30).
+ */
+u64 pmclog_pmu_freq_step(u64 period, u64 dt_ns, u64 target_ns, u64 min,
+			 u64 max)
+{
+	u64 q, ideal, next;
+
+	if (!dt_ns)
+		dt_ns = 1;
+	if (dt_ns > (1ULL << 33))
+		dt_ns = 1ULL << 33;
+	q = period / dt_ns;
+	if (target_ns && q > max / target_ns)
+		ideal = max;
+	else
+		ideal = q * target_ns + (period % dt_ns) * target_ns / dt_ns;
+	if (ideal > max)
+		ideal = max;
+	if (period > max)
+		period = max;
+	next = (period + 3 * ideal) / 4;
+	if (next < min)
+		next = min;
+	return next > max ? max : next;
+}
+
+/* Write-read-restore on a free GP counter, as perf's check_hw_exists(). */
+bool pmclog_pmu_probe_rw(const struct pmclog_pmu_caps *caps)
+{
+	const u64 magic = 0xabcd;
+	unsigned int i;
+	u64 old, got;
+
+	for (i = 0; i < caps->ngp; i++) {
+		if (pmclog_pmu_rdmsr(pmclog_pmu_ctl_msr(caps, i)) & PMCLOG_EVSEL_EN)
+			continue;
+		old = pmclog_pmu_rdmsr(pmclog_pmu_ctr_msr(caps, i));
+		pmclog_pmu_wrmsr(pmclog_pmu_ctr_write_msr(caps, i), magic);
+		got = pmclog_pmu_rdmsr(pmclog_pmu_ctr_msr(caps, i));
+		pmclog_pmu_wrmsr(pmclog_pmu_ctr_write_msr(caps, i),
+				 old & pmclog_pmu_width_mask(caps, i));
+		return got == magic;
+	}
+	return true;	/* every counter is counting: something drives a PMU */
+}
+
+/* Slots someone enabled: GP event selects with EN, fixed fields with an enable. */
+u32 pmclog_pmu_busy(const struct pmclog_pmu_caps *caps)
+{
+	u32 busy = 0;
+	unsigned int i;
+	u64 fctl;
+
+	for (i = 0; i < caps->ngp; i++)
+		if (pmclog_pmu_rdmsr(pmclog_pmu_ctl_msr(caps, i)) & PMCLOG_EVSEL_EN)
+			busy |= 1U << i;
+	if (!caps->fixed_mask)
+		return busy;
+	fctl = pmclog_pmu_rdmsr(PMCLOG_MSR_FIXED_CTR_CTRL);
+	for (i = 0; i < PMCLOG_PMU_MAX_FIXED; i++)
+		if ((caps->fixed_mask & (1U << i)) &&
+		    (fctl >> (4 * i)) & (PMCLOG_FIXED_OS | PMCLOG_FIXED_USR))
+			busy |= 1U << PMCLOG_PMU_FIXED(i);
+	return busy;
+}
+
+static void pmclog_pmu_set_fixed(unsigned int slot, u64 field)
+{
+	unsigned int sh = 4 * (slot - PMCLOG_PMU_MAX_GP);
+	u64 v = pmclog_pmu_rdmsr(PMCLOG_MSR_FIXED_CTR_CTRL);
+
+	v = (v & ~(0xfULL << sh)) | ((field & 0xf) << sh);
+	pmclog_pmu_wrmsr(PMCLOG_MSR_FIXED_CTR_CTRL, v);
+}
+
+static void pmclog_pmu_set_global(const struct pmclog_pmu_caps *caps,
+				  unsigned int slot, bool on)
+{
+	u64 v;
+
+	if (!pmclog_pmu_has_global(caps))
+		return;
+	v = pmclog_pmu_rdmsr(PMCLOG_MSR_GLOBAL_CTRL);
+	if (on)
+		v |= pmclog_pmu_global_bit(slot);
+	else
+		v &= ~pmclog_pmu_global_bit(slot);
+	pmclog_pmu_wrmsr(PMCLOG_MSR_GLOBAL_CTRL, v);
+}
+
+static void pmclog_pmu_enable(const struct pmclog_pmu_caps *caps,
+			      const struct pmclog_pmu_slot *s, unsigned int slot)
+{
+	if (PMCLOG_PMU_IS_FIXED(slot))
+		pmclog_pmu_set_fixed(slot, s->ctl);
+	else
+		pmclog_pmu_wrmsr(pmclog_pmu_ctl_msr(caps, slot), s->ctl);
+	pmclog_pmu_set_global(caps, slot, true);
+}
+
+static void pmclog_pmu_disable(const struct pmclog_pmu_caps *caps,
+			       const struct pmclog_pmu_slot *s, unsigned int slot)
+{
+	pmclog_pmu_set_global(caps, slot, false);
+	if (PMCLOG_PMU_IS_FIXED(slot))
+		pmclog_pmu_set_fixed(slot, 0);
+	else
+		pmclog_pmu_wrmsr(pmclog_pmu_ctl_msr(caps, slot),
+				 s->ctl & ~PMCLOG_EVSEL_EN);
+}
+
+static void pmclog_pmu_load(const struct pmclog_pmu_caps *caps,
+			    unsigned int slot, u64 val)
+{
+	pmclog_pmu_wrmsr(pmclog_pmu_ctr_write_msr(caps, slot),
+			 val & pmclog_pmu_width_mask(caps, slot));
+}
+
+/* Whether @slot overflowed and its interrupt is not handled yet. */
+static bool pmclog_pmu_slot_overflowed(const struct pmclog_pmu_caps *caps,
+				       unsigned int slot)
+{
+	if (pmclog_pmu_has_global(caps))
+		return pmclog_pmu_rdmsr(PMCLOG_MSR_GLOBAL_STATUS) &
+		       pmclog_pmu_global_bit(slot);
+	return !(pmclog_pmu_rdmsr(pmclog_pmu_ctr_msr(caps, slot)) &
+		 pmclog_pmu_top_bit(caps, slot));
+}
+
+static void pmclog_pmu_ack(const struct pmclog_pmu_caps *caps, u64 gbits)
+{
+	if (pmclog_pmu_has_global(caps) && gbits)
+		pmclog_pmu_wrmsr(PMCLOG_MSR_GLOBAL_OVF_CTRL, gbits);
+}
+
+/*
+ * Take @slot on this CPU for the counter described by @init (pmc, ctl with
+ * its enable bits, period, target_ns): save its MSRs, load -period, and
+ * start it when @run (else it waits, frozen, for pmclog_pmu_thaw()).  The
+ * caller made sure the slot is free (pmclog_pmu_busy(), reservations).
+ */
+void pmclog_pmu_claim(const struct pmclog_pmu_caps *caps,
+		      struct pmclog_pmu_cpu *pc, unsigned int slot,
+		      const struct pmclog_pmu_slot *init, bool run, u64 now)
+{
+	struct pmclog_pmu_slot *s = &pc->slot[slot];
+	u32 bit = 1U << slot;
+	u64 reload;
+
+	*s = *init;
+	if (PMCLOG_PMU_IS_FIXED(slot))
+		s->saved.ctl = (pmclog_pmu_rdmsr(PMCLOG_MSR_FIXED_CTR_CTRL) >>
+				(4 * (slot - PMCLOG_PMU_MAX_GP))) & 0xf;
+	else
+		s->saved.ctl = pmclog_pmu_rdmsr(pmclog_pmu_ctl_msr(caps, slot));
+	s->saved.count = pmclog_pmu_rdmsr(pmclog_pmu_ctr_msr(caps, slot));
+	s->saved.global_en = pmclog_pmu_has_global(caps) &&
+		(pmclog_pmu_rdmsr(PMCLOG_MSR_GLOBAL_CTRL) &
+		 pmclog_pmu_global_bit(slot));
+
+	pmclog_pmu_disable(caps, s, slot);
+	reload = pmclog_pmu_reload(caps, slot, s->period);
+	pmclog_pmu_load(caps, slot, reload);
+	s->frozen_count = reload;
+	s->frozen_ns = 0;
+	s->last_ns = now;
+	pmclog_pmu_barrier();
+	pc->active |= bit;
+	pmclog_pmu_barrier();
+	if (run) {
+		pmclog_pmu_enable(caps, s, slot);
+		pc->running |= bit;
+	}
+}
+
+/*
+ * Stop the running slots of @mask and keep their counts (process mode: the
+ * target leaves this CPU).  An overflow not yet handled is dropped, its
+ * counter reloaded, and its late NMI expected.
+ */
+void pmclog_pmu_freeze(const struct pmclog_pmu_caps *caps,
+		       struct pmclog_pmu_cpu *pc, u32 mask, u64 now)
+{
+	unsigned int slot;
+
+	mask &= pc->running;
+	while (mask) {
+		struct pmclog_pmu_slot *s;
+
+		slot = pmclog_pmu_pop(&mask);
+		s = &pc->slot[slot];
+
+		pmclog_pmu_disable(caps, s, slot);
+		pc->running &= ~(1U << slot);
+		if (pmclog_pmu_slot_overflowed(caps, slot)) {
+			s->frozen_count = pmclog_pmu_reload(caps, slot, s->period);
+			pmclog_pmu_load(caps, slot, s->frozen_count);
+			pmclog_pmu_ack(caps, pmclog_pmu_global_bit(slot));
+			pc->late_until = now + PMCLOG_PMU_LATE_NS;
+		} else {
+			s->frozen_count = pmclog_pmu_rdmsr(pmclog_pmu_ctr_msr(caps, slot));
+		}
+		s->frozen_ns = now - s->last_ns;
+	}
+}
+
+/* Restart the frozen slots of @mask where they stopped. */
+void pmclog_pmu_thaw(const struct pmclog_pmu_caps *caps,
+		     struct pmclog_pmu_cpu *pc, u32 mask, u64 now)
+{
+	unsigned int slot;
+
+	mask &= pc->active & ~pc->running;
+	while (mask) {
+		struct pmclog_pmu_slot *s;
+
+		slot = pmclog_pmu_pop(&mask);
+		s = &pc->slot[slot];
+
+		pmclog_pmu_load(caps, slot, s->frozen_count);
+		s->last_ns = now - s->frozen_ns;
+		pmclog_pmu_enable(caps, s, slot);
+		pc->running |= 1U << slot;
+	}
+}
+
+/*
+ * Give @slot back: stop it, acknowledge an overflow it left, and put back
+ * every MSR value pmclog_pmu_claim() found.  Without full-width writes an
+ * Intel GP count comes back as its low 32 bits sign-extended: the most
+ * the hardware allows.
+ */
+void pmclog_pmu_release(const struct pmclog_pmu_caps *caps,
+			struct pmclog_pmu_cpu *pc, unsigned int slot, u64 now)
+{
+	struct pmclog_pmu_slot *s = &pc->slot[slot];
+	u32 bit = 1U << slot;
+
+	if (!(pc->active & bit))
+		return;
+	pmclog_pmu_disable(caps, s, slot);
+	if (pmclog_pmu_slot_overflowed(caps, slot)) {
+		pmclog_pmu_ack(caps, pmclog_pmu_global_bit(slot));
+		pc->late_until = now + PMCLOG_PMU_LATE_NS;
+	}
+	pc->running &= ~bit;
+	pmclog_pmu_barrier();
+	pc->active &= ~bit;
+	pmclog_pmu_barrier();
+
+	pmclog_pmu_load(caps, slot, s->saved.count);
+	if (PMCLOG_PMU_IS_FIXED(slot))
+		pmclog_pmu_set_fixed(slot, s->saved.ctl);
+	else
+		pmclog_pmu_wrmsr(pmclog_pmu_ctl_msr(caps, slot), s->saved.ctl);
+	pmclog_pmu_set_global(caps, slot, s->saved.global_en);
+}
+
+/* The active slots of this CPU that overflowed. */
+u32 pmclog_pmu_overflowed(const struct pmclog_pmu_caps *caps,
+			  const struct pmclog_pmu_cpu *pc)
+{
+	u32 mask = 0, active = pc->active;
+	unsigned int slot;
+	u64 st = 0;
+
+	if (pmclog_pmu_has_global(caps) && active)
+		st = pmclog_pmu_rdmsr(PMCLOG_MSR_GLOBAL_STATUS);
+	while (active) {
+		slot = pmclog_pmu_pop(&active);
+		if (pmclog_pmu_has_global(caps)) {
+			if (st & pmclog_pmu_global_bit(slot))
+				mask |= 1U << slot;
+		} else if (!(pmclog_pmu_rdmsr(pmclog_pmu_ctr_msr(caps, slot)) &
+			     pmclog_pmu_top_bit(caps, slot))) {
+			mask |= 1U << slot;
+		}
+	}
+	return mask;
+}
+
+/*
+ * The NMI handler's work: sample (pmclog_pmu_sample(pmc, @arg)) and reload
+ * every overflowed slot, then acknowledge them; on Intel v2+ again while
+ * the status shows new overflows, a bounded number of rounds.  Returns how
+ * many overflows it handled; 0 means the NMI was not ours (counted in
+ * pc->foreign), unless it is the late PMI of a counter that went away.
+ * The caller unmasks the LVT.
+ */
+int pmclog_pmu_handle_nmi(const struct pmclog_pmu_caps *caps,
+			  struct pmclog_pmu_cpu *pc, u64 now, void *arg)
+{
+	unsigned int round, slot;
+	int handled = 0;
+	u32 mask;
+	u64 gbits;
+
+	if (!pc->active && !pc->late_until)
+		return 0;
+	for (round = 0; round < PMCLOG_PMU_MAX_ROUNDS; round++) {
+		mask = pmclog_pmu_overflowed(caps, pc);
+		if (!mask)
+			break;
+		gbits = 0;
+		while (mask) {
+			struct pmclog_pmu_slot *s;
+
+			slot = pmclog_pmu_pop(&mask);
+			s = &pc->slot[slot];
+			pmclog_pmu_sample(s->pmc, arg);
+			if (s->target_ns) {
+				u64 max = pmclog_pmu_max_period(caps, slot);
+
+				s->period = pmclog_pmu_freq_step(s->period,
+								 now - s->last_ns,
+								 s->target_ns,
+								 PMCLOG_PMU_MIN_PERIOD,
+								 max);
+				s->last_ns = now;
+			}
+			s->frozen_count = pmclog_pmu_reload(caps, slot, s->period);
+			pmclog_pmu_load(caps, slot, s->frozen_count);
+			gbits |= pmclog_pmu_global_bit(slot);
+			handled++;
+		}
+		pmclog_pmu_ack(caps, gbits);
+		if (!pmclog_pmu_has_global(caps))
+			break;
+	}
+	if (handled) {
+		pc->handled += handled;
+		return handled;
+	}
+	if (pc->late_until && now < pc->late_until) {
+		pc->late_until = 0;
+		return 1;
+	}
+	pc->foreign++;
+	return 0;
+}

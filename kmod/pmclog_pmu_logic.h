@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * x86 PMU programming logic that needs no kernel: CPUID decoding, event
+ * select encoding, counter choice, reload arithmetic, the programming
+ * sequences (claim, program, freeze, thaw, release) and overflow handling.
+ *
+ * It is compiled into the module and into tests/unit/test_pmu.c.  MSR
+ * access and the sample hook are link-time functions that the user of
+ * this code supplies: kmod/pmclog_x86_pmu.c with rdmsr/wrmsr and
+ * pmclog_sample_take(), the test with a simulated PMU.  No indirect calls
+ * on the NMI path, no locks, no allocation anywhere in here.
+ *
+ * Counters are numbered by "slot": general-purpose counter i is slot i,
+ * Intel fixed counter j is slot PMCLOG_PMU_FIXED(j).  A u32 mask of slots
+ * is how every function here names sets of counters.
+ */
+#ifndef _PMCLOG_PMU_LOGIC_H
+#define _PMCLOG_PMU_LOGIC_H
+
+#ifdef __KERNEL__
+#include <linux/errno.h>
+#include <linux/types.h>
+#else
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+typedef int8_t s8;
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int64_t s64;
+#endif
+
+#include "../include/uapi/linux/pmclog.h"
+
+#define PMCLOG_PMU_MAX_GP	8
+#define PMCLOG_PMU_MAX_FIXED	4
+#define PMCLOG_PMU_MAX_SLOTS	(PMCLOG_PMU_MAX_GP + PMCLOG_PMU_MAX_FIXED)
+#define PMCLOG_PMU_FIXED(j)	(PMCLOG_PMU_MAX_GP + (j))
+#define PMCLOG_PMU_IS_FIXED(s)	((s) >= PMCLOG_PMU_MAX_GP)
+
+/* Intel architectural perfmon MSRs. */
+#define PMCLOG_MSR_P6_EVNTSEL0		0x186
+#define PMCLOG_MSR_P6_PERFCTR0		0xc1
+#define PMCLOG_MSR_IA32_PMC0		0x4c1	/* full-width writes */
+#define PMCLOG_MSR_FIXED_CTR0		0x309
+#define PMCLOG_MSR_PERF_CAPABILITIES	0x345
+#define PMCLOG_MSR_FIXED_CTR_CTRL	0x38d
+#define PMCLOG_MSR_GLOBAL_STATUS	0x38e
+#define PMCLOG_MSR_GLOBAL_CTRL		0x38f
+#define PMCLOG_MSR_GLOBAL_OVF_CTRL	0x390	/* v4+: GLOBAL_STATUS_RESET */
+/* AMD. */
+#define PMCLOG_MSR_K7_EVNTSEL0		0xc0010000
+#define PMCLOG_MSR_K7_PERFCTR0		0xc0010004
+#define PMCLOG_MSR_F15H_PERF_CTL0	0xc0010200	/* CTL i at +2i, CTR i at +2i+1 */
+
+/* Event select bits (same low half on Intel and AMD). */
+#define PMCLOG_EVSEL_EVENT	0x000000ffULL
+#define PMCLOG_EVSEL_UMASK	0x0000ff00ULL
+#define PMCLOG_EVSEL_USR	(1ULL << 16)
+#define PMCLOG_EVSEL_OS		(1ULL << 17)
+#define PMCLOG_EVSEL_EDGE	(1ULL << 18)
+#define PMCLOG_EVSEL_INT	(1ULL << 20)
+#define PMCLOG_EVSEL_EN		(1ULL << 22)
+#define PMCLOG_EVSEL_INV	(1ULL << 23)
+#define PMCLOG_EVSEL_CMASK	0xff000000ULL
+#define PMCLOG_EVSEL_AMD_EVENT_HI	0xf00000000ULL	/* event bits 11:8 */
+
+/* Bits a raw event (r<hex>) may set; the mode and enable bits are ours. */
+#define PMCLOG_EVSEL_RAW_INTEL	(PMCLOG_EVSEL_EVENT | PMCLOG_EVSEL_UMASK | \
+				 PMCLOG_EVSEL_EDGE | PMCLOG_EVSEL_INV | \
+				 PMCLOG_EVSEL_CMASK)
+#define PMCLOG_EVSEL_RAW_AMD	(PMCLOG_EVSEL_RAW_INTEL | PMCLOG_EVSEL_AMD_EVENT_HI)
+
+/* Fixed counter control: a 4-bit field per counter. */
+#define PMCLOG_FIXED_OS		0x1ULL
+#define PMCLOG_FIXED_USR	0x2ULL
+#define PMCLOG_FIXED_PMI	0x8ULL
+#define PMCLOG_FIXED_FIELD(j)	(0xfULL << (4 * (j)))
+
+/* A period below this would turn the machine into an NMI storm. */
+#define PMCLOG_PMU_MIN_PERIOD	1000ULL
+#define PMCLOG_PMU_MAX_HZ	100000ULL
+#define PMCLOG_PMU_NSEC_PER_SEC	1000000000ULL
+/* An NMI that finds nothing this soon after a release may be its late PMI. */
+#define PMCLOG_PMU_LATE_NS	1000000ULL
+/* Intel: rounds of "read status, handle, ack" in one NMI. */
+#define PMCLOG_PMU_MAX_ROUNDS	8
+
+/* What the kernel (or a test) read from CPUID and MSRs for detection. */
+struct pmclog_pmu_cpuid {
+	u8	vendor;		/* PMCLOG_CPU_VENDOR_* */
+	u8	family;
+	bool	hypervisor;	/* CPUID.1:ECX[31] */
+	bool	arch_perfmon;	/* Intel: CPUID.1... X86_FEATURE_ARCH_PERFMON */
+	u32	a_eax, a_ebx, a_ecx, a_edx;	/* Intel: CPUID leaf 0xA */
+	bool	pdcm;		/* Intel: PERF_CAPABILITIES exists */
+	u64	perf_capabilities;
+	bool	perfctr_core;	/* AMD: CPUID 0x80000001 ECX[23] */
+};
+
+/* The PMU of this machine.  Filled once by pmclog_pmu_detect(). */
+struct pmclog_pmu_caps {
+	u16	kind;		/* PMCLOG_PMU_* */
+	u8	version;	/* Intel architectural perfmon version, 0 on AMD */
+	u8	ngp;
+	u8	nfixed;		/* highest fixed counter + 1 */
+	u8	gp_width;
+	u8	fixed_width;
+	bool	full_width_write;
+	bool	zen;		/* AMD family 17h and later: other cache events */
+	u32	fixed_mask;	/* fixed counters that exist */
+	u32	arch_unavail;	/* Intel: architectural events not available */
+};
+
+/* How an event is counted: a GP event select, a fixed counter, or both. */
+struct pmclog_pmu_enc {
+	u64	evtsel;		/* GP event select with mode and INT bits, no EN */
+	int	fixed;		/* fixed counter that counts it, or -1 */
+	bool	gp;		/* a GP counter can count it */
+	u64	fixed_field;	/* the fixed counter's 4-bit control (unshifted) */
+};
+
+/* The MSRs of one counter as found before it was claimed. */
+struct pmclog_pmu_saved {
+	u64	ctl;		/* GP event select, or the fixed control field */
+	u64	count;
+	bool	global_en;	/* Intel v2+: its GLOBAL_CTRL bit */
+};
+
+/* One claimed counter on one CPU.  Written by the owner of the slot. */
+struct pmclog_pmu_slot {
+	void			*pmc;		/* given back to the sample hook */
+	u64			ctl;		/* control value with enables */
+	u64			period;		/* current; adapted in freq mode */
+	u64			target_ns;	/* freq mode: 1e9 / Hz, else 0 */
+	u64			last_ns;	/* freq mode: last overflow */
+	u64			frozen_ns;	/* freq mode: ran before a freeze */
+	u64			frozen_count;	/* counter value at freeze */
+	struct pmclog_pmu_saved	saved;
+};
+
+/*
+ * Per CPU.  Touched only on its CPU: by the NMI handler, and by code that
+ * runs there with interrupts off (IPIs, hotplug callbacks, the scheduler
+ * hook).  @active is published last when a slot is added and cleared
+ * first when one is removed, so an NMI sees only complete slots.
+ */
+struct pmclog_pmu_cpu {
+	u32			active;		/* slots claimed and programmed */
+	u32			running;	/* active slots counting now */
+	u64			foreign;	/* NMIs that were not ours */
+	u64			handled;	/* counter overflows handled */
+	u64			late_until;	/* see PMCLOG_PMU_LATE_NS */
+	struct pmclog_pmu_slot	slot[PMCLOG_PMU_MAX_SLOTS];
+};
+
+/* Supplied by the user of this code.  May be called in NMI. */
+u64 pmclog_pmu_rdmsr(u32 msr);
+void pmclog_pmu_wrmsr(u32 msr, u64 val);
+void pmclog_pmu_sample(void *pmc, void *arg);
+
+/* Detection; returns NULL, or why there is no usable PMU. */
+const char *pmclog_pmu_detect(const struct pmclog_pmu_cpuid *id,
+			      struct pmclog_pmu_caps *caps);
+/* Whether the probed counter keeps what is written (a real PMU does). */
+bool pmclog_pmu_probe_rw(const struct pmclog_pmu_caps *caps);
+
+/* MSR addresses. */
+u32 pmclog_pmu_ctl_msr(const struct pmclog_pmu_caps *caps, unsigned int slot);
+u32 pmclog_pmu_ctr_msr(const struct pmclog_pmu_caps *caps, unsigned int slot);
+u32 pmclog_pmu_slots(const struct pmclog_pmu_caps *caps);
+u64 pmclog_pmu_width_mask(const struct pmclog_pmu_caps *caps,
+			  unsigned int slot);
+u64 pmclog_pmu_global_bit(unsigned int slot);
+
+/* Events. */
+int pmclog_pmu_encode(const struct pmclog_pmu_caps *caps, u32 event,
+		      u64 config, u32 flags, struct pmclog_pmu_enc *enc);
+u32 pmclog_pmu_events(const struct pmclog_pmu_caps *caps);
+int pmclog_pmu_pick(const struct pmclog_pmu_caps *caps,
+		    const struct pmclog_pmu_enc *enc, u32 busy);
+
+/* Periods. */
+u64 pmclog_pmu_max_period(const struct pmclog_pmu_caps *caps,
+			  unsigned int slot);
+u64 pmclog_pmu_reload(const struct pmclog_pmu_caps *caps, unsigned int slot,
+		      u64 period);
+u64 pmclog_pmu_freq_step(u64 period, u64 dt_ns, u64 target_ns, u64 min,
+			 u64 max);
+
+/* Sequences, on the CPU whose counters they program. */
+u32 pmclog_pmu_busy(const struct pmclog_pmu_caps *caps);
+void pmclog_pmu_claim(const struct pmclog_pmu_caps *caps,
+		      struct pmclog_pmu_cpu *pc, unsigned int slot,
+		      const struct pmclog_pmu_slot *init, bool run, u64 now);
+void pmclog_pmu_freeze(const struct pmclog_pmu_caps *caps,
+		       struct pmclog_pmu_cpu *pc, u32 mask, u64 now);
+void pmclog_pmu_thaw(const struct pmclog_pmu_caps *caps,
+		     struct pmclog_pmu_cpu *pc, u32 mask, u64 now);
+void pmclog_pmu_release(const struct pmclog_pmu_caps *caps,
+			struct pmclog_pmu_cpu *pc, unsigned int slot, u64 now);
+u32 pmclog_pmu_overflowed(const struct pmclog_pmu_caps *caps,
+			  const struct pmclog_pmu_cpu *pc);
+int pmclog_pmu_handle_nmi(const struct pmclog_pmu_caps *caps,
+			  struct pmclog_pmu_cpu *pc, u64 now, void *arg);
+
+#endif /* _PMCLOG_PMU_LOGIC_H */

@@ -1,0 +1,663 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The x86 PMU source: hardware events on the counters of Intel
+ * architectural perfmon and AMD (perfctr_core or K7), sampled through the
+ * PMU overflow interrupt, delivered as an NMI by the local APIC's LVTPC.
+ *
+ * What to program and in which order is in pmclog_pmu_logic.c, shared with
+ * the unit tests; this file supplies the MSR accessors, detection, counter
+ * reservation, the per-CPU calls, the NMI handler, CPU hotplug and the
+ * scheduler hook of process mode.
+ *
+ * Sharing the PMU.  perf (and through it the NMI watchdog, KVM's virtual
+ * PMUs) owns the PMU in practice.  The kernel's registry of PMU counters
+ * (reserve_perfctr_nmi(), reserve_evntsel_nmi()) is what perf checks: it
+ * reserves every GP counter when it creates its first hardware event and
+ * fails with EBUSY when one is taken.  So pmclog reserves every GP counter
+ * it programs, and while it holds a fixed counter it also holds one GP
+ * reservation (the "guard"): perf cannot start a hardware event while
+ * pmclog samples, and pmclog cannot take a counter while perf has events.
+ * A counter whose enable bit someone set without the registry (a tool
+ * writing /dev/cpu/N/msr) is left alone too.  perf does not otherwise know
+ * about pmclog's counters: the registry is the whole agreement.
+ *
+ * Locking.  pmclog_pmu_mutex serialises allocation, start, stop and the
+ * hotplug callbacks; it nests inside cpus_read_lock().  Per-CPU state is
+ * only touched on its CPU, with interrupts off or in the NMI handler.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <asm/apic.h>
+#include <asm/cpufeature.h>
+#include <asm/msr.h>
+#include <asm/nmi.h>
+#include <asm/processor.h>
+
+#include "pmclog.h"
+#include "pmclog_pmu_logic.h"
+
+/* A PMC of this source: one counter slot, the same on every CPU. */
+struct pmclog_x86_pmc {
+	struct pmclog_pmc	*pmc;
+	unsigned int		slot;
+	struct pmclog_pmu_slot	init;		/* claim template */
+	struct list_head	node;		/* on pmclog_pmu_running */
+	bool			guard;		/* holds a guard reference */
+};
+
+static struct pmclog_pmu_caps pmclog_pmu_caps __read_mostly;
+static const char *pmclog_pmu_none_reason __read_mostly;
+static DEFINE_PER_CPU(struct pmclog_pmu_cpu, pmclog_pmu_pcpu);
+static DEFINE_PER_CPU(u32, pmclog_pmu_lvtpc);	/* LVTPC before our first slot */
+static DEFINE_PER_CPU(bool, pmclog_pmu_lvt_saved);
+
+static DEFINE_MUTEX(pmclog_pmu_mutex);
+static u32 pmclog_pmu_taken;		/* slots our PMCs hold; under mutex */
+static int pmclog_pmu_guard_slot = -1;	/* under mutex */
+static unsigned int pmclog_pmu_guard_refs;
+static LIST_HEAD(pmclog_pmu_running);	/* started PMCs; under mutex */
+/*
+ * Process mode: the owner of each slot, whose targets (the process, and
+ * its descendants with -d) the scheduler hook counts for.  Cleared at stop;
+ * the owner is freed only after the RCU grace period that unpublishing it
+ * waits for, which the preemption-off hook is inside of.
+ */
+static struct pmclog_owner *pmclog_pmu_slot_owner[PMCLOG_PMU_MAX_SLOTS];
+
+static DEFINE_MUTEX(pmclog_pmu_tp_mutex);
+static struct tracepoint *pmclog_pmu_tp_switch;
+static unsigned int pmclog_pmu_tp_users;	/* under tp_mutex */
+
+static int pmclog_pmu_hp_state = -1;
+static bool pmclog_pmu_nmi_registered;
+
+/* ---------------------------------------------------------------- */
+/* What pmclog_pmu_logic.c needs; NMI-safe.                         */
+
+u64 pmclog_pmu_rdmsr(u32 msr)
+{
+	u64 v;
+
+	/* A hypervisor may fault on what CPUID promised: read as 0. */
+	if (rdmsrl_safe(msr, &v))
+		return 0;
+	return v;
+}
+
+void pmclog_pmu_wrmsr(u32 msr, u64 val)
+{
+	wrmsrl_safe(msr, val);
+}
+
+void pmclog_pmu_sample(void *pmc, void *arg)
+{
+	pmclog_sample_take(pmc, arg);
+}
+
+/* ---------------------------------------------------------------- */
+/* Detection                                                        */
+
+u16 pmclog_pmu_kind(void)
+{
+	return pmclog_pmu_caps.kind;
+}
+
+/* For the load message: what the module found, and why nothing if so. */
+const char *pmclog_pmu_describe(void)
+{
+	switch (pmclog_pmu_caps.kind) {
+	case PMCLOG_PMU_INTEL_ARCH:
+		return "Intel architectural perfmon";
+	case PMCLOG_PMU_AMD_CORE:
+		return "AMD core performance counters (perfctr_core)";
+	case PMCLOG_PMU_AMD_K7:
+		return "AMD legacy performance counters (K7)";
+	default:
+		return pmclog_pmu_none_reason;
+	}
+}
+
+/*
+ * The PMU is detected through CPUID (pmclog_pmu_detect()), then checked to
+ * keep what is written to a free counter: under QEMU/TCG every PMU MSR
+ * reads 0 and drops writes without faulting, and AMD's K7 block has no
+ * CPUID bit at all.
+ */
+static void pmclog_pmu_detect_boot(void)
+{
+	const struct cpuinfo_x86 *c = &boot_cpu_data;
+	struct pmclog_pmu_cpuid id = { };
+	unsigned long flags;
+	bool rw;
+
+	switch (c->x86_vendor) {
+	case X86_VENDOR_INTEL:
+	case X86_VENDOR_ZHAOXIN:
+		id.vendor = PMCLOG_CPU_VENDOR_INTEL;
+		break;
+	case X86_VENDOR_AMD:
+	case X86_VENDOR_HYGON:
+		id.vendor = PMCLOG_CPU_VENDOR_AMD;
+		break;
+	default:
+		id.vendor = PMCLOG_CPU_VENDOR_UNKNOWN;
+		break;
+	}
+	id.family = c->x86;
+	id.hypervisor = boot_cpu_has(X86_FEATURE_HYPERVISOR);
+	id.arch_perfmon = boot_cpu_has(X86_FEATURE_ARCH_PERFMON);
+	if (id.vendor == PMCLOG_CPU_VENDOR_INTEL && c->cpuid_level >= 0xa)
+		cpuid(0xa, &id.a_eax, &id.a_ebx, &id.a_ecx, &id.a_edx);
+	id.pdcm = boot_cpu_has(X86_FEATURE_PDCM);
+	if (id.pdcm && rdmsrl_safe(PMCLOG_MSR_PERF_CAPABILITIES,
+				   &id.perf_capabilities))
+		id.perf_capabilities = 0;
+	id.perfctr_core = boot_cpu_has(X86_FEATURE_PERFCTR_CORE);
+
+	pmclog_pmu_none_reason = pmclog_pmu_detect(&id, &pmclog_pmu_caps);
+	if (pmclog_pmu_none_reason)
+		return;
+	local_irq_save(flags);
+	rw = pmclog_pmu_probe_rw(&pmclog_pmu_caps);
+	local_irq_restore(flags);
+	if (!rw) {
+		pmclog_pmu_caps.kind = PMCLOG_PMU_NONE;
+		pmclog_pmu_none_reason =
+			"the PMU counters do not keep what is written (a virtual machine without a virtual PMU?)";
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* Reservation                                                      */
+
+static bool pmclog_pmu_reserve_gp(unsigned int slot)
+{
+	const struct pmclog_pmu_caps *caps = &pmclog_pmu_caps;
+
+	if (!reserve_perfctr_nmi(pmclog_pmu_ctr_msr(caps, slot)))
+		return false;
+	if (!reserve_evntsel_nmi(pmclog_pmu_ctl_msr(caps, slot))) {
+		release_perfctr_nmi(pmclog_pmu_ctr_msr(caps, slot));
+		return false;
+	}
+	return true;
+}
+
+static void pmclog_pmu_release_gp(unsigned int slot)
+{
+	const struct pmclog_pmu_caps *caps = &pmclog_pmu_caps;
+
+	release_evntsel_nmi(pmclog_pmu_ctl_msr(caps, slot));
+	release_perfctr_nmi(pmclog_pmu_ctr_msr(caps, slot));
+}
+
+static void pmclog_pmu_busy_local(void *arg)
+{
+	atomic_or(pmclog_pmu_busy(&pmclog_pmu_caps), arg);
+}
+
+/* Slots someone else enabled on any online CPU.  cpus_read_lock held. */
+static u32 pmclog_pmu_busy_all(void)
+{
+	atomic_t busy = ATOMIC_INIT(0);
+
+	on_each_cpu(pmclog_pmu_busy_local, &busy, 1);
+	return (u32)atomic_read(&busy) & ~pmclog_pmu_taken;
+}
+
+/* GP slots the kernel's registry gives to someone else (perf).  Mutex held. */
+static u32 pmclog_pmu_reserved_elsewhere(void)
+{
+	u32 mask = 0;
+	unsigned int i;
+
+	for (i = 0; i < pmclog_pmu_caps.ngp; i++) {
+		if (pmclog_pmu_taken & (1U << i) ||
+		    i == pmclog_pmu_guard_slot)
+			continue;
+		if (pmclog_pmu_reserve_gp(i))
+			pmclog_pmu_release_gp(i);
+		else
+			mask |= 1U << i;
+	}
+	return mask;
+}
+
+/* A GP reservation that keeps perf off the PMU while we use fixed counters. */
+static int pmclog_pmu_guard_get(u32 busy)
+{
+	unsigned int i;
+
+	if (pmclog_pmu_guard_refs) {
+		pmclog_pmu_guard_refs++;
+		return 0;
+	}
+	for (i = 0; i < pmclog_pmu_caps.ngp; i++) {
+		if (busy & (1U << i) || pmclog_pmu_taken & (1U << i))
+			continue;
+		if (pmclog_pmu_reserve_gp(i)) {
+			pmclog_pmu_guard_slot = i;
+			pmclog_pmu_guard_refs = 1;
+			return 0;
+		}
+	}
+	return -EBUSY;
+}
+
+static void pmclog_pmu_guard_put(void)
+{
+	if (--pmclog_pmu_guard_refs)
+		return;
+	pmclog_pmu_release_gp(pmclog_pmu_guard_slot);
+	pmclog_pmu_guard_slot = -1;
+}
+
+/* ---------------------------------------------------------------- */
+/* Per-CPU programming, on the CPU itself with interrupts off        */
+
+static bool pmclog_pmu_target_here(const struct pmclog_x86_pmc *x)
+{
+	struct pmclog_owner *o = READ_ONCE(pmclog_pmu_slot_owner[x->slot]);
+
+	return !o || pmclog_track_targets(o, current);
+}
+
+static void pmclog_pmu_program_local(void *arg)
+{
+	struct pmclog_pmu_cpu *pc = this_cpu_ptr(&pmclog_pmu_pcpu);
+	struct pmclog_x86_pmc *x = arg;
+
+	/* Taken behind our back on this CPU since ALLOCATE: leave it. */
+	if (pmclog_pmu_busy(&pmclog_pmu_caps) & (1U << x->slot))
+		return;
+	if (!__this_cpu_read(pmclog_pmu_lvt_saved)) {
+		__this_cpu_write(pmclog_pmu_lvtpc, apic_read(APIC_LVTPC));
+		__this_cpu_write(pmclog_pmu_lvt_saved, true);
+		apic_write(APIC_LVTPC, APIC_DM_NMI);
+	}
+	pmclog_pmu_claim(&pmclog_pmu_caps, pc, x->slot, &x->init,
+			 pmclog_pmu_target_here(x), pmclog_clock());
+}
+
+static void pmclog_pmu_unprogram_local(void *arg)
+{
+	struct pmclog_pmu_cpu *pc = this_cpu_ptr(&pmclog_pmu_pcpu);
+	struct pmclog_x86_pmc *x = arg;
+
+	pmclog_pmu_release(&pmclog_pmu_caps, pc, x->slot, pmclog_clock());
+	if (!pc->active && __this_cpu_read(pmclog_pmu_lvt_saved)) {
+		apic_write(APIC_LVTPC, __this_cpu_read(pmclog_pmu_lvtpc));
+		__this_cpu_write(pmclog_pmu_lvt_saved, false);
+	}
+}
+
+/*
+ * NMI_LOCAL handler.  Every handler of the chain sees every PMU NMI, so
+ * one that finds none of our counters overflowed passes it on (NMI_DONE);
+ * the logic counts it as foreign.
+ */
+static int pmclog_pmu_nmi(unsigned int cmd, struct pt_regs *regs)
+{
+	struct pmclog_pmu_cpu *pc = this_cpu_ptr(&pmclog_pmu_pcpu);
+	int handled;
+
+	handled = pmclog_pmu_handle_nmi(&pmclog_pmu_caps, pc, pmclog_clock(),
+					regs);
+	if (!handled)
+		return NMI_DONE;
+	/* Some CPUs mask the LVT entry when they deliver a PMI. */
+	if (pc->active)
+		apic_write(APIC_LVTPC, APIC_DM_NMI);
+	return handled;
+}
+
+/* Process mode: the scheduler hook; irqs off, the runqueue locked. */
+static void pmclog_pmu_sched_switch(void *data, bool preempt,
+				    struct task_struct *prev,
+				    struct task_struct *next,
+				    unsigned int prev_state)
+{
+	struct pmclog_pmu_cpu *pc = this_cpu_ptr(&pmclog_pmu_pcpu);
+	u32 active = READ_ONCE(pc->active), out = 0, in = 0;
+	unsigned int slot;
+	u64 now;
+
+	if (!active)
+		return;
+	for (slot = 0; slot < PMCLOG_PMU_MAX_SLOTS; slot++) {
+		struct pmclog_owner *o = READ_ONCE(pmclog_pmu_slot_owner[slot]);
+
+		if (!(active & (1U << slot)) || !o)
+			continue;
+		if (pmclog_track_targets(o, prev))
+			out |= 1U << slot;
+		if (pmclog_track_targets(o, next))
+			in |= 1U << slot;
+	}
+	if (!(out ^ in))
+		return;
+	now = pmclog_clock();
+	pmclog_pmu_freeze(&pmclog_pmu_caps, pc, out & ~in, now);
+	pmclog_pmu_thaw(&pmclog_pmu_caps, pc, in & ~out, now);
+}
+
+static void pmclog_pmu_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_switch"))
+		pmclog_pmu_tp_switch = tp;
+}
+
+static int pmclog_pmu_tp_get(void)
+{
+	int ret = 0;
+
+	mutex_lock(&pmclog_pmu_tp_mutex);
+	if (!pmclog_pmu_tp_users) {
+		if (!pmclog_pmu_tp_switch)
+			for_each_kernel_tracepoint(pmclog_pmu_find_tp, NULL);
+		if (!pmclog_pmu_tp_switch)
+			ret = -EOPNOTSUPP;
+		else
+			ret = tracepoint_probe_register(pmclog_pmu_tp_switch,
+							pmclog_pmu_sched_switch,
+							NULL);
+	}
+	if (!ret)
+		pmclog_pmu_tp_users++;
+	mutex_unlock(&pmclog_pmu_tp_mutex);
+	return ret;
+}
+
+static void pmclog_pmu_tp_put(void)
+{
+	mutex_lock(&pmclog_pmu_tp_mutex);
+	if (!--pmclog_pmu_tp_users) {
+		tracepoint_probe_unregister(pmclog_pmu_tp_switch,
+					    pmclog_pmu_sched_switch, NULL);
+		tracepoint_synchronize_unregister();
+	}
+	mutex_unlock(&pmclog_pmu_tp_mutex);
+}
+
+/* ---------------------------------------------------------------- */
+/* The source                                                       */
+
+static int pmclog_pmu_alloc(struct pmclog_pmc *pmc)
+{
+	const struct pmclog_pmu_caps *caps = &pmclog_pmu_caps;
+	struct pmclog_pmu_enc enc;
+	struct pmclog_x86_pmc *x;
+	u64 period, max;
+	u32 busy;
+	int slot, ret;
+
+	if (caps->kind == PMCLOG_PMU_NONE)
+		return -ENODEV;
+	ret = pmclog_pmu_encode(caps, pmc->event, pmc->config, pmc->flags, &enc);
+	if (ret)
+		return ret;
+	if (pmc->flags & PMCLOG_PMC_F_FREQ) {
+		if (pmc->period > PMCLOG_PMU_MAX_HZ)
+			return -EINVAL;
+		/* Start as if one event per nanosecond; the NMIs adapt it. */
+		period = NSEC_PER_SEC / pmc->period;
+	} else {
+		period = pmc->period;
+		if (period < PMCLOG_PMU_MIN_PERIOD)
+			return -EINVAL;
+	}
+	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	if (!x)
+		return -ENOMEM;
+
+	cpus_read_lock();
+	mutex_lock(&pmclog_pmu_mutex);
+	busy = pmclog_pmu_busy_all() | pmclog_pmu_taken;
+	if (pmclog_pmu_guard_slot >= 0)
+		busy |= 1U << pmclog_pmu_guard_slot;
+	for (;;) {
+		slot = pmclog_pmu_pick(caps, &enc, busy);
+		if (slot < 0) {
+			ret = -EBUSY;
+			goto err_unlock;
+		}
+		if (PMCLOG_PMU_IS_FIXED(slot)) {
+			if (!pmclog_pmu_guard_get(busy)) {
+				x->guard = true;
+				break;
+			}
+		} else if (pmclog_pmu_reserve_gp(slot)) {
+			break;
+		}
+		busy |= 1U << slot;
+	}
+	max = pmclog_pmu_max_period(caps, slot);
+	if (period > max) {
+		if (!(pmc->flags & PMCLOG_PMC_F_FREQ)) {
+			ret = -EINVAL;
+			goto err_release;
+		}
+		period = max;
+	}
+	if (period < PMCLOG_PMU_MIN_PERIOD)
+		period = PMCLOG_PMU_MIN_PERIOD;
+
+	pmclog_pmu_taken |= 1U << slot;
+	mutex_unlock(&pmclog_pmu_mutex);
+	cpus_read_unlock();
+
+	x->pmc = pmc;
+	x->slot = slot;
+	INIT_LIST_HEAD(&x->node);
+	x->init.pmc = pmc;
+	x->init.period = period;
+	if (pmc->flags & PMCLOG_PMC_F_FREQ)
+		x->init.target_ns = NSEC_PER_SEC / pmc->period;
+	x->init.ctl = PMCLOG_PMU_IS_FIXED(slot) ? enc.fixed_field :
+						  enc.evtsel | PMCLOG_EVSEL_EN;
+	pmc->priv = x;
+	return 0;
+
+err_release:
+	if (x->guard)
+		pmclog_pmu_guard_put();
+	else
+		pmclog_pmu_release_gp(slot);
+err_unlock:
+	mutex_unlock(&pmclog_pmu_mutex);
+	cpus_read_unlock();
+	kfree(x);
+	return ret;
+}
+
+static void pmclog_pmu_free(struct pmclog_pmc *pmc)
+{
+	struct pmclog_x86_pmc *x = pmc->priv;
+
+	mutex_lock(&pmclog_pmu_mutex);
+	if (x->guard)
+		pmclog_pmu_guard_put();
+	else
+		pmclog_pmu_release_gp(x->slot);
+	pmclog_pmu_taken &= ~(1U << x->slot);
+	mutex_unlock(&pmclog_pmu_mutex);
+	kfree(x);
+	pmc->priv = NULL;
+}
+
+static int pmclog_pmu_start(struct pmclog_pmc *pmc)
+{
+	struct pmclog_x86_pmc *x = pmc->priv;
+	struct pmclog_owner *o = pmc->owner;
+	int ret;
+
+	if (o->mode == PMCLOG_ATTACH_PROCESS) {
+		ret = pmclog_pmu_tp_get();
+		if (ret)
+			return ret;
+	}
+	cpus_read_lock();
+	mutex_lock(&pmclog_pmu_mutex);
+	WRITE_ONCE(pmclog_pmu_slot_owner[x->slot],
+		   o->mode == PMCLOG_ATTACH_PROCESS ? o : NULL);
+	list_add(&x->node, &pmclog_pmu_running);
+	on_each_cpu(pmclog_pmu_program_local, x, 1);
+	mutex_unlock(&pmclog_pmu_mutex);
+	cpus_read_unlock();
+	return 0;
+}
+
+/* When this returns, no CPU counts for @pmc and no NMI will sample it. */
+static void pmclog_pmu_stop(struct pmclog_pmc *pmc)
+{
+	struct pmclog_x86_pmc *x = pmc->priv;
+
+	cpus_read_lock();
+	mutex_lock(&pmclog_pmu_mutex);
+	on_each_cpu(pmclog_pmu_unprogram_local, x, 1);
+	list_del_init(&x->node);
+	WRITE_ONCE(pmclog_pmu_slot_owner[x->slot], NULL);
+	mutex_unlock(&pmclog_pmu_mutex);
+	cpus_read_unlock();
+	if (pmc->owner->mode == PMCLOG_ATTACH_PROCESS)
+		pmclog_pmu_tp_put();
+}
+
+const struct pmclog_source_ops pmclog_x86_pmu_ops = {
+	.name	= "x86-pmu",
+	.alloc	= pmclog_pmu_alloc,
+	.free	= pmclog_pmu_free,
+	.start	= pmclog_pmu_start,
+	.stop	= pmclog_pmu_stop,
+};
+
+/* ---------------------------------------------------------------- */
+/* CPU hotplug: program a CPU that comes online, restore one that goes */
+
+static int pmclog_pmu_cpu_online(unsigned int cpu)
+{
+	struct pmclog_x86_pmc *x;
+
+	mutex_lock(&pmclog_pmu_mutex);
+	list_for_each_entry(x, &pmclog_pmu_running, node) {
+		local_irq_disable();
+		pmclog_pmu_program_local(x);
+		local_irq_enable();
+	}
+	mutex_unlock(&pmclog_pmu_mutex);
+	return 0;
+}
+
+static int pmclog_pmu_cpu_offline(unsigned int cpu)
+{
+	struct pmclog_x86_pmc *x;
+
+	mutex_lock(&pmclog_pmu_mutex);
+	list_for_each_entry(x, &pmclog_pmu_running, node) {
+		local_irq_disable();
+		pmclog_pmu_unprogram_local(x);
+		local_irq_enable();
+	}
+	mutex_unlock(&pmclog_pmu_mutex);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* PMCLOG_IOC_GET_PMU                                               */
+
+/* uapi numbering: GP counter i is bit i, fixed counter j bit 16 + j. */
+static u32 pmclog_pmu_slots_to_uapi(u32 slots)
+{
+	u32 gp = slots & ((1U << PMCLOG_PMU_MAX_GP) - 1);
+
+	return gp | (slots >> PMCLOG_PMU_MAX_GP) << 16;
+}
+
+/* Process context. */
+void pmclog_pmu_info_fill(struct pmclog_pmu_info *info)
+{
+	const struct pmclog_pmu_caps *caps = &pmclog_pmu_caps;
+	unsigned int cpu;
+
+	memset(info, 0, sizeof(*info));
+	info->pmu = caps->kind;
+	if (caps->kind == PMCLOG_PMU_NONE) {
+		strscpy(info->reason, pmclog_pmu_none_reason, sizeof(info->reason));
+		return;
+	}
+	info->version = caps->version;
+	info->ngp = caps->ngp;
+	info->nfixed = caps->nfixed;
+	info->gp_width = caps->gp_width;
+	info->fixed_width = caps->fixed_width;
+	info->events = pmclog_pmu_events(caps);
+	info->counters = pmclog_pmu_slots_to_uapi(pmclog_pmu_slots(caps));
+
+	cpus_read_lock();
+	mutex_lock(&pmclog_pmu_mutex);
+	info->busy = pmclog_pmu_slots_to_uapi(pmclog_pmu_busy_all());
+	info->reserved = pmclog_pmu_reserved_elsewhere();
+	info->taken = pmclog_pmu_slots_to_uapi(pmclog_pmu_taken);
+	if (pmclog_pmu_guard_slot >= 0)
+		info->taken |= 1U << pmclog_pmu_guard_slot;
+	mutex_unlock(&pmclog_pmu_mutex);
+	for_each_possible_cpu(cpu) {
+		const struct pmclog_pmu_cpu *pc = per_cpu_ptr(&pmclog_pmu_pcpu, cpu);
+
+		info->foreign_nmis += READ_ONCE(pc->foreign);
+		info->overflows += READ_ONCE(pc->handled);
+	}
+	cpus_read_unlock();
+	if (info->reserved)
+		strscpy(info->reason,
+			"perf holds the PMU (the NMI watchdog or another perf user): sysctl kernel.nmi_watchdog=0 frees it",
+			sizeof(info->reason));
+}
+
+/* ---------------------------------------------------------------- */
+/* Load and unload                                                  */
+
+int pmclog_pmu_init(void)
+{
+	int ret;
+
+	pmclog_pmu_detect_boot();
+	if (pmclog_pmu_caps.kind == PMCLOG_PMU_NONE)
+		return 0;
+	ret = register_nmi_handler(NMI_LOCAL, pmclog_pmu_nmi, 0, "pmclog");
+	if (ret)
+		return ret;
+	pmclog_pmu_nmi_registered = true;
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "pmclog/pmu:online",
+					pmclog_pmu_cpu_online,
+					pmclog_pmu_cpu_offline);
+	if (ret < 0)
+		goto err_nmi;
+	pmclog_pmu_hp_state = ret;
+	return 0;
+
+err_nmi:
+	unregister_nmi_handler(NMI_LOCAL, "pmclog");
+	pmclog_pmu_nmi_registered = false;
+	return ret;
+}
+
+/* Every owner is gone (each open file pins the module): nothing runs. */
+void pmclog_pmu_exit(void)
+{
+	if (pmclog_pmu_hp_state >= 0)
+		cpuhp_remove_state_nocalls(pmclog_pmu_hp_state);
+	if (pmclog_pmu_nmi_registered)
+		unregister_nmi_handler(NMI_LOCAL, "pmclog");
+}

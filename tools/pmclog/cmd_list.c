@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmclog list: the events `pmclog record -e` takes, and which of them
+ * this machine can count, from the loaded module (PMCLOG_IOC_GET_PMU).
+ *
+ *   pmu: intel-arch v4, 4 general-purpose counters (48 bits), 3 fixed (48 bits)
+ *   counters: gp0:perf gp1:free ... fixed0:free fixed1:busy
+ *   cpu-clock          available   (hrtimer)
+ *   cycles             available
+ *   ref-cycles         unavailable: not counted by this PMU
+ *   rHEX[:u|:k]        available   raw event select
+ *
+ * Without a PMU every hardware event is listed as unavailable with the
+ * module's reason.  Exit status 0 whenever the list could be made.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "pmclog.h"
+#include "pmclog_events.h"
+
+struct list_ctx {
+	const struct pmclog_pmu_info *pmu;	/* NULL: module predates 1.1 */
+};
+
+static const char *pmu_kind_name(__u16 pmu)
+{
+	switch (pmu) {
+	case PMCLOG_PMU_INTEL_ARCH:
+		return "intel-arch";
+	case PMCLOG_PMU_AMD_CORE:
+		return "amd-core";
+	case PMCLOG_PMU_AMD_K7:
+		return "amd-k7";
+	default:
+		return "none";
+	}
+}
+
+static __u32 event_of(const char *name)
+{
+	struct pmclog_alloc a = { 0 };
+
+	return pmclog_event_parse(name, &a) ? 0 : a.event;
+}
+
+static void print_event(const char *name, __u32 ev, const struct list_ctx *c)
+{
+	const char *why = NULL;
+
+	if (!pmclog_event_needs_pmu(ev)) {
+		printf("  %-18s available   (hrtimer, any machine)\n", name);
+		return;
+	}
+	if (!c->pmu)
+		why = "the module predates PMCLOG_IOC_GET_PMU (ABI 1.1)";
+	else if (c->pmu->pmu == PMCLOG_PMU_NONE)
+		why = c->pmu->reason;
+	else if (!(c->pmu->events & (1U << ev)))
+		why = "not counted by this PMU";
+	if (why)
+		printf("  %-18s unavailable: %s\n", name, why);
+	else
+		printf("  %-18s available\n", name);
+}
+
+static void list_one(const char *name, void *ctx)
+{
+	print_event(name, event_of(name), ctx);
+}
+
+static void print_counters(const char *what, unsigned int base, unsigned int n,
+			   const struct pmclog_pmu_info *p)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		__u32 bit = 1U << (base + i);
+
+		if (!(p->counters & bit))
+			continue;
+		printf(" %s%u:%s", what, i,
+		       p->taken & bit ? "pmclog" :
+		       p->reserved & bit ? "perf" :
+		       p->busy & bit ? "busy" : "free");
+	}
+}
+
+int cmd_list(int argc, char **argv)
+{
+	struct pmclog_pmu_info info;
+	struct list_ctx ctx = { 0 };
+	__u32 abi = 0;
+	int fd, ret;
+
+	(void)argv;
+	if (argc > 1) {
+		fprintf(stderr, "usage: pmclog list\n");
+		return EX_USAGE;
+	}
+	fd = device_open(&abi, 0);
+	if (fd < 0)
+		return -fd;
+	ret = device_pmu_info(fd, &info);
+	close(fd);
+	if (ret == 0)
+		ctx.pmu = &info;
+	else if (ret != -ENOTTY)
+		return EX_OSERR;
+
+	if (!ctx.pmu) {
+		printf("pmu: unknown (module ABI %u.%u)\n",
+		       PMCLOG_ABI_VERSION_MAJOR(abi), PMCLOG_ABI_VERSION_MINOR(abi));
+	} else if (info.pmu == PMCLOG_PMU_NONE) {
+		printf("pmu: none: %s\n", info.reason);
+	} else {
+		printf("pmu: %s", pmu_kind_name(info.pmu));
+		if (info.version)
+			printf(" v%u", info.version);
+		printf(", %u general-purpose counters (%u bits)", info.ngp, info.gp_width);
+		if (info.nfixed)
+			printf(", %u fixed (%u bits)", info.nfixed, info.fixed_width);
+		printf("\ncounters:");
+		print_counters("gp", 0, 8, &info);
+		print_counters("fixed", 16, 4, &info);
+		printf("\n");
+		if (info.reason[0])
+			printf("note: %s\n", info.reason);
+	}
+	printf("events:\n");
+	pmclog_event_foreach(list_one, &ctx);
+	print_event("rHEX[:u|:k]", PMCLOG_EV_RAW, &ctx);
+	return fflush(stdout) ? EX_IOERR : EX_OK;
+}
