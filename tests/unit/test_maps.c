@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "log_builder.h"
+#include "pmclog_kallsyms.h"
 #include "pmclog_maps.h"
 #include "pmclog_reader.h"
 #include "pmclog_replay.h"
@@ -306,6 +307,66 @@ static void test_replay_kernel(void **state)
 	pmclog_strings__free(st);
 }
 
+/*
+ * The recorder's kallsyms: text symbols only, sizes within one object,
+ * records the reader accepts and the replay attaches to the kernel's
+ * and a module's maps; all-zero addresses (kptr_restrict) refused.
+ */
+static void test_kallsyms(void **state)
+{
+	static const char text[] =
+		"ffffffff91000000 T _stext\n"
+		"ffffffff91000040 t helper\n"
+		"ffffffff91001000 D some_data\n"
+		"ffffffff91000100 W weak_fn\n"
+		"ffffffffc0001000 t mod_fn\t[testmod]\n"
+		"ffffffffc0001080 t mod_fn2\t[testmod]\n";
+	static const char hidden[] = "0000000000000000 T _stext\n0000000000000000 t helper\n";
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_kallsyms *ks = NULL;
+	struct seen seen = { 0 };
+	static struct logbuf b;
+	struct pmclog_replay *rp;
+	const struct pmclog_sym *sym;
+	FILE *f;
+	void *recs;
+	size_t len;
+
+	(void)state;
+	f = fmemopen((void *)hidden, sizeof(hidden) - 1, "r");
+	assert_int_equal(pmclog_kallsyms__read(f, &ks), -EPERM);
+	fclose(f);
+	f = fmemopen((void *)text, sizeof(text) - 1, "r");
+	assert_int_equal(pmclog_kallsyms__read(f, &ks), 0);
+	fclose(f);
+	assert_int_equal(pmclog_kallsyms__count(ks), 5);
+	assert_int_equal(pmclog_kallsyms__records(ks, 1, 0, &recs, &len), 0);
+	memset(&b, 0, sizeof(b));
+	at(&b, lb_initialize(&b), 1);
+	memcpy(b.data + b.len, recs, len);
+	b.len += len;
+	free(recs);
+	pmclog_kallsyms__free(ks);
+	at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffff91000000ULL, 0xffffffff91000200ULL,
+			 0xffffffff81000000ULL, PMCLOG_MAP_F_INITIAL, "[kernel]"), 5);
+	at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffffc0001000ULL, 0xffffffffc0001100ULL,
+			 0, PMCLOG_MAP_F_INITIAL | PMCLOG_MAP_F_KMODULE, "testmod"), 5);
+	at(&b, lb_pcsample(&b, 0, 1, 1, 0xffffffff91000050ULL, 0), 6);
+	at(&b, lb_pcsample(&b, 0, 1, 1, 0xffffffffc00010f0ULL, 0), 6);
+	rp = replay_log(&b, st, &seen);
+	assert_int_equal(seen.n, 2);
+	sym = pmclog_symtab__lookup(seen.s[0].obj->logsyms, seen.s[0].objaddr);
+	assert_non_null(sym);
+	assert_string_equal(sym->name, "helper");
+	assert_int_equal(sym->size, 0xc0);	/* up to weak_fn */
+	sym = pmclog_symtab__lookup(seen.s[1].obj->logsyms, seen.s[1].objaddr);
+	assert_non_null(sym);
+	assert_string_equal(sym->name, "mod_fn2");	/* last: up to the map's end */
+	assert_int_equal(pmclog_replay__stats(rp)->records[PMCLOG_TYPE_KSYMBOL], 5);
+	pmclog_replay__free(rp);
+	pmclog_strings__free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_replay_late_samples),
 		cmocka_unit_test(test_replay_fork_exec_exit),
 		cmocka_unit_test(test_replay_kernel),
+		cmocka_unit_test(test_kallsyms),
 	};
 
 	return cmocka_run_group_tests_name("maps", tests, NULL, NULL);

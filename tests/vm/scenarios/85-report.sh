@@ -1,0 +1,160 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 240
+#
+# pmclog report names the function of the samples: each dlopen()ed hot
+# function in its own library (dlswap loads libhot_a.so, then libhot_b.so
+# at the same address); the test module's busy function, over two loads,
+# from the symbols the log carries (no .ko at hand); kernel functions of
+# a syscall loop from the recorder's copy of /proc/kallsyms; objects
+# copied under another root with -r.  A cut log and a corrupt one still
+# give the profile before the damage, with their own exit statuses.
+# shellcheck source=tests/vm/lib.sh
+. /lib/vmtest/lib.sh
+require_module
+require_tool
+module_load || bail "load pmclog.ko"
+
+LIBDIR=/lib/workloads
+TESTMOD=/lib/modules/pmclog_testmod.ko
+HZ_REQ=1000
+
+# samples_of FOLDED OBJECT SYMBOL: samples of OBJECT;SYMBOL in a folded report.
+samples_of() {
+	awk -v key="$2;$3" '{ c = $NF; k = substr($0, 1, length($0) - length(c) - 1) }
+		k == key { n += c } END { print n + 0 }' "$1"
+}
+total_of() { awk '{ n += $NF } END { print n + 0 }' "$1"; }
+
+# report LOG NAME [ARGS...]: folded dso,sym report of LOG in $OUT/NAME.folded;
+# the text report in NAME.txt (for people) and the statistics in NAME.err.
+report() {
+	_log=$1
+	_name=$2
+	shift 2
+	bounded 60 pmclog report -i "$_log" --format folded "$@" >"$OUT/$_name.folded" 2>"$OUT/$_name.err"
+	_rc=$?
+	pmclog report -q -i "$_log" "$@" >"$OUT/$_name.txt" 2>/dev/null
+	return $_rc
+}
+
+# ------------------------------------------------------------------
+# dlopen / dlclose / dlopen at the same address
+
+SECS=2
+bounded 60 pmclog record -v -F $HZ_REQ -o "$OUT/dl.pmclog" -- /bin/dlswap $LIBDIR $SECS \
+	>"$OUT/dl-record.out" 2>"$OUT/dl-record.err"
+is "$?" 0 "record dlswap exits 0" || diag "$(tail -n 3 "$OUT/dl-record.err")"
+diag "$(grep 'kernel text symbols' "$OUT/dl-record.err")"
+report "$OUT/dl.pmclog" dl
+is "$?" 0 "report of the dlswap log exits 0" || diag "$(tail -n 3 "$OUT/dl.err")"
+total=$(total_of "$OUT/dl.folded")
+a=$(samples_of "$OUT/dl.folded" libhot_a.so hot_a)
+b=$(samples_of "$OUT/dl.folded" libhot_b.so hot_b)
+diag "dlswap: $total samples, hot_a in libhot_a.so $a, hot_b in libhot_b.so $b"
+head -n 8 "$OUT/dl.txt" | while IFS= read -r l; do diag "  $l"; done
+# Each phase is half of the run: 40 % of all samples is 80 % of its own.
+if [ "$total" -gt 0 ]; then
+	at_least $((a * 100 / total)) 40 "hot_a named in libhot_a.so: percent of all samples"
+	at_least $((b * 100 / total)) 40 "hot_b named in libhot_b.so: percent of all samples"
+else
+	not_ok "the dlswap report has samples"
+fi
+cross=$(($(samples_of "$OUT/dl.folded" libhot_a.so hot_b) + $(samples_of "$OUT/dl.folded" libhot_b.so hot_a)))
+is "$cross" 0 "no sample of one library is named after the other's function"
+
+# ------------------------------------------------------------------
+# The test module: two loads, no .ko at report time
+
+BUSY_MS=500
+if [ -f "$TESTMOD" ]; then
+	cat >"$OUT/exercise.sh" <<EOS
+insmod $TESTMOD || exit 1
+echo $BUSY_MS >/proc/pmclog_testmod || exit 1
+rmmod pmclog_testmod || exit 1
+insmod $TESTMOD || exit 1
+echo $BUSY_MS >/proc/pmclog_testmod || exit 1
+rmmod pmclog_testmod
+EOS
+	bounded 60 pmclog record -F $HZ_REQ -o "$OUT/km.pmclog" -- sh "$OUT/exercise.sh" \
+		>"$OUT/km-record.out" 2>"$OUT/km-record.err"
+	is "$?" 0 "record two loads of the test module exits 0" || diag "$(tail -n 3 "$OUT/km-record.err")"
+	report "$OUT/km.pmclog" km
+	is "$?" 0 "report of the module log exits 0" || diag "$(tail -n 3 "$OUT/km.err")"
+	busy=$(samples_of "$OUT/km.folded" "[pmclog_testmod]" pmclog_testmod_busy)
+	want=$((2 * BUSY_MS * HZ_REQ / 1000))
+	diag "test module: pmclog_testmod_busy $busy samples of about $want taken while it ran"
+	grep pmclog_testmod "$OUT/km.txt" | head -n 4 | while IFS= read -r l; do diag "  $l"; done
+	# More than one load's worth: both loads' samples are named.
+	at_least "$busy" $((want * 60 / 100)) "pmclog_testmod_busy named in [pmclog_testmod], both loads (no .ko at hand)"
+else
+	skip "test module samples named" "no $TESTMOD in the initramfs"
+fi
+
+# ------------------------------------------------------------------
+# Kernel functions of a syscall loop, from the recorder's kallsyms
+
+bounded 60 pmclog record -F $HZ_REQ -o "$OUT/sc.pmclog" -- /bin/syscalls 2 \
+	>"$OUT/sc-record.out" 2>"$OUT/sc-record.err"
+is "$?" 0 "record syscalls exits 0" || diag "$(tail -n 3 "$OUT/sc-record.err")"
+report "$OUT/sc.pmclog" sc --sort dso,sym
+is "$?" 0 "report of the syscalls log exits 0" || diag "$(tail -n 3 "$OUT/sc.err")"
+kall=$(awk '/^\[kernel\]/ { n += $NF } END { print n + 0 }' "$OUT/sc.folded")
+knamed=$(awk '/^\[kernel\];/ && !/;0x[0-9a-f]* [0-9]*$/ { n += $NF } END { print n + 0 }' "$OUT/sc.folded")
+diag "syscalls: $kall samples in [kernel], $knamed in named functions"
+head -n 8 "$OUT/sc.txt" | while IFS= read -r l; do diag "  $l"; done
+at_least "$kall" 500 "the syscall loop has kernel samples"
+[ "$kall" -gt 0 ] && at_least $((knamed * 100 / kall)) 95 "kernel samples land in named kernel functions (percent)"
+
+# The same without the symbols: the kernel is named by address only.
+bounded 60 pmclog record --no-kallsyms -F $HZ_REQ -o "$OUT/sc-nok.pmclog" -- /bin/syscalls 1 \
+	>/dev/null 2>"$OUT/sc-nok-record.err"
+report "$OUT/sc-nok.pmclog" sc-nok
+nk=$(grep -c '^\[kernel\] \[not found\];0x' "$OUT/sc-nok.folded")
+at_least "$nk" 1 "--no-kallsyms: kernel samples are [kernel] [not found] + address"
+s1=$(wc -c <"$OUT/sc.pmclog")
+s0=$(wc -c <"$OUT/sc-nok.pmclog")
+diag "log size with kallsyms $s1 bytes, without $s0"
+
+# ------------------------------------------------------------------
+# -r: the objects copied under another root
+
+mkdir -p /tmp/app "$OUT/root/tmp/app"
+cp /bin/busy /tmp/app/busy
+bounded 60 pmclog record -F $HZ_REQ -o "$OUT/busy.pmclog" -- /tmp/app/busy 1 \
+	>/dev/null 2>"$OUT/busy-record.err"
+mv /tmp/app/busy "$OUT/root/tmp/app/busy"
+report "$OUT/busy.pmclog" busy-noroot
+nf=$(samples_of "$OUT/busy-noroot.folded" "busy [not found]" busy_loop)
+gone=$(grep -c '^busy \[not found\];' "$OUT/busy-noroot.folded")
+at_least "$gone" 1 "without -r the moved program is 'busy [not found]'"
+report "$OUT/busy.pmclog" busy-root -r "$OUT/root"
+bl=$(samples_of "$OUT/busy-root.folded" busy busy_loop)
+bt=$(total_of "$OUT/busy-root.folded")
+diag "-r: busy_loop $bl of $bt samples ($nf named without -r)"
+[ "$bt" -gt 0 ] && at_least $((bl * 100 / bt)) 80 "-r ROOT: busy_loop named in busy (percent)"
+
+# ------------------------------------------------------------------
+# JSON, a cut log, a corrupt one
+
+pmclog report -q -i "$OUT/dl.pmclog" --format json >"$OUT/dl.json" 2>"$OUT/dl-json.err"
+is "$?" 0 "--format json exits 0"
+grep -q '"symbol": "hot_a"' "$OUT/dl.json" && grep -q '"resolved":' "$OUT/dl.json"
+is "$?" 0 "json has the rows and the statistics"
+
+size=$(wc -c <"$OUT/dl.pmclog")
+# Inside a record (records are 8-byte aligned).
+head -c $((size * 2 / 3 / 8 * 8 + 4)) "$OUT/dl.pmclog" >"$OUT/cut.pmclog"
+report "$OUT/cut.pmclog" cut
+is "$?" 76 "a cut log: exit status EX_PROTOCOL (76)"
+grep -q 'truncated at offset [0-9]*' "$OUT/cut.err"
+is "$?" 0 "a cut log: says where it stops" || diag "$(tail -n 2 "$OUT/cut.err")"
+at_least "$(total_of "$OUT/cut.folded")" 1 "a cut log: the samples before the cut are reported"
+
+cp "$OUT/dl.pmclog" "$OUT/bad.pmclog"
+# Byte 0 of the third record (INITIALIZE 56 + PMCALLOCATE 72 = 128).
+printf '\000' | dd of="$OUT/bad.pmclog" bs=1 seek=128 conv=notrunc 2>/dev/null
+report "$OUT/bad.pmclog" bad
+is "$?" 65 "a corrupt record: exit status EX_DATAERR (65)"
+grep -q 'corrupt record at offset 128: bad record magic' "$OUT/bad.err"
+is "$?" 0 "a corrupt record: names its offset and why" || diag "$(tail -n 2 "$OUT/bad.err")"
