@@ -126,6 +126,15 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* Rows name code (an object or a function), not just processes. */
+static bool sorts_by_code(const struct pmclog_report *rep)
+{
+	for (size_t k = 0; k < rep->opts.nkeys; k++)
+		if (rep->opts.keys[k] != PMCLOG_SORT_PID)
+			return true;
+	return false;
+}
+
 static void json_row(const struct pmclog_report *rep, const struct pmclog_row *r,
 		     FILE *f)
 {
@@ -150,7 +159,9 @@ static void json_row(const struct pmclog_report *rep, const struct pmclog_row *r
 			break;
 		}
 	}
-	fprintf(f, ", \"mode\": \"%s\"}", r->kernel ? "kernel" : "user");
+	if (sorts_by_code(rep))
+		fprintf(f, ", \"mode\": \"%s\"", r->kernel ? "kernel" : "user");
+	fputc('}', f);
 }
 
 static void json_stats(const struct pmclog_report *rep, FILE *f)
