@@ -168,7 +168,7 @@ disk_modules() {
 # never races with one for another (or with 'make module') in the tree.
 build_module() {
 	local rel=$1 kdir=$vmdir/$1 hdr=/usr/src/linux-headers-$1 src=$vmdir/$1/src
-	rm -f "$kdir/pmclog.ko" "$kdir/pmclog_testmod.ko"
+	rm -f "$kdir/pmclog.ko"
 	if [[ -n ${PMCLOG_VM_KO:-} ]]; then
 		note "PMCLOG_VM_KO: using $PMCLOG_VM_KO instead of building the module"
 		cp "$PMCLOG_VM_KO" "$kdir/pmclog.ko"
@@ -190,10 +190,6 @@ build_module() {
 		return 1
 	}
 	cp "$src/kmod/pmclog.ko" "$kdir/pmclog.ko"
-	# The test module the kernel-object scenarios load and unload.
-	note "make -C $hdr M=$src/tests/kmod W=1 modules"
-	commented make -C "$hdr" M="$src/tests/kmod" W=1 modules || return 1
-	cp "$src/tests/kmod/pmclog_testmod.ko" "$kdir/pmclog_testmod.ko"
 }
 
 # build_testmods REL: the test modules of tests/kmod/ (objects for the
@@ -293,8 +289,6 @@ build_initramfs() {
 	for f in "$kdir"/testmods/*.ko; do
 		[[ -f $f ]] && put "$f" "$tree/lib/modules/$(basename "$f")"
 	done
-	[[ -f $kdir/pmclog_testmod.ko ]] &&
-		put "$kdir/pmclog_testmod.ko" "$tree/lib/modules/pmclog_testmod.ko"
 
 	# Debian's cloud kernel has virtio_blk and virtio_pci as modules.
 	local order
