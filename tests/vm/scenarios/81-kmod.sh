@@ -100,4 +100,6 @@ for name in system process; do
 		diag "dump: $(tail -n 3 "$OUT/$name.txt.err")"
 	check_log "$name"
 done
-grep -q '^pmclog_testmod ' /proc/modules && rmmod pmclog_testmod
+if grep -q '^pmclog_testmod ' /proc/modules; then
+	rmmod pmclog_testmod
+fi

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mapper DIR: change executable mappings in every way the kernel tracks,
+ * saving /proc/self/maps after each step as DIR/maps-N.txt, for a scenario
+ * to compare with the MAP_IN/MAP_OUT records:
+ *
+ *   1  mmap(PROT_READ) of 4 pages of this program, then mprotect(+EXEC)
+ *   2  munmap of the second page (a hole in the middle)
+ *   3  mprotect(-EXEC) of the first page
+ *   4  mremap of the last two pages elsewhere (a move)
+ *   5  an anonymous PROT_EXEC mapping (JIT code)
+ *
+ * After saving maps-N.txt, a marker mapping of this program at file offset
+ * (MARK_BASE + N) pages is mapped executable and unmapped again, so that a
+ * reader of the log knows where step N ends.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "common.h"
+
+#define MARK_BASE	64
+
+static const char *dir;
+static long pg;
+static int self_fd;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "mapper: %s: %s\n", what, strerror(errno));
+	exit(71);	/* EX_OSERR */
+}
+
+static void save_maps(int step)
+{
+	char path[4096], buf[4096];
+	FILE *in, *out;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/maps-%d.txt", dir, step);
+	in = fopen("/proc/self/maps", "r");
+	out = fopen(path, "w");
+	if (!in || !out)
+		die(path);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, n, out);
+	fclose(in);
+	if (fclose(out))
+		die(path);
+}
+
+/* Save the maps of step @step, then log the end-of-step marker. */
+static void end_step(int step)
+{
+	void *m;
+
+	save_maps(step);
+	m = mmap(NULL, pg, PROT_READ | PROT_EXEC, MAP_PRIVATE, self_fd,
+		 (off_t)(MARK_BASE + step) * pg);
+	if (m == MAP_FAILED)
+		die("mmap marker");
+	if (munmap(m, pg))
+		die("munmap marker");
+}
+
+int main(int argc, char **argv)
+{
+	char *p, *q, *jit;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: mapper DIR\n");
+		return 64;	/* EX_USAGE */
+	}
+	dir = argv[1];
+	pg = sysconf(_SC_PAGESIZE);
+	self_fd = open("/proc/self/exe", O_RDONLY);
+	if (self_fd < 0)
+		die("/proc/self/exe");
+	if (lseek(self_fd, 0, SEEK_END) < (off_t)(MARK_BASE + 6) * pg) {
+		fprintf(stderr, "mapper: this program is too small for its markers\n");
+		return 70;	/* EX_SOFTWARE */
+	}
+
+	p = mmap(NULL, 4 * pg, PROT_READ, MAP_PRIVATE, self_fd, 0);
+	if (p == MAP_FAILED)
+		die("mmap");
+	if (mprotect(p, 4 * pg, PROT_READ | PROT_EXEC))
+		die("mprotect +exec");
+	end_step(1);
+	if (munmap(p + pg, pg))
+		die("munmap middle");
+	end_step(2);
+	if (mprotect(p, pg, PROT_READ))
+		die("mprotect -exec");
+	end_step(3);
+	/* Reserve a free range, then move the last two pages onto it. */
+	q = mmap(NULL, 2 * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED)
+		die("mmap target");
+	q = mremap(p + 2 * pg, 2 * pg, 2 * pg, MREMAP_MAYMOVE | MREMAP_FIXED, q);
+	if (q == MAP_FAILED)
+		die("mremap");
+	end_step(4);
+	jit = mmap(NULL, pg, PROT_READ | PROT_WRITE | PROT_EXEC,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (jit == MAP_FAILED)
+		die("mmap anon exec");
+	jit[0] = (char)0xc3;	/* ret */
+	end_step(5);
+	return 0;
+}
