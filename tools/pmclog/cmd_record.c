@@ -413,8 +413,12 @@ static int spawn_command(struct recorder *rec)
 		close(exec_status[1]);
 		goto fail;
 	}
-	if (rec->child == 0)
+	if (rec->child == 0) {
+		/* Else the held child keeps the go pipe open and never sees EOF. */
+		close(go[1]);
+		close(exec_status[0]);
 		child_exec(rec, go[0], exec_status[1]);
+	}
 	close(go[0]);
 	close(exec_status[1]);
 	rec->go_fd = go[1];
