@@ -177,6 +177,9 @@ int pmclog_kobj_log_initial(struct pmclog_owner *o, u64 tstamp)
 	struct list_head *pos;
 	void *buf;
 
+	/* Kernel addresses, as PCSAMPLE's: only for who may read kallsyms. */
+	if (!o->kernel_addrs)
+		return 0;
 	buf = kmalloc(PMCLOG_SCRATCH_SIZE, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;

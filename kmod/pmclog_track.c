@@ -197,11 +197,15 @@ void pmclog_track_emit(struct task_struct *t, const void *rec)
 			pmclog_log_write(&o->log, rec);
 }
 
-/* Write @rec (about the kernel) to every running log.  RCU read side. */
+/*
+ * Write @rec (about the kernel: it holds kernel addresses) to every running
+ * log whose opener may see kernel addresses.  RCU read side.
+ */
 void pmclog_track_emit_all(const void *rec)
 {
 	struct pmclog_owner *o;
 
 	list_for_each_entry_rcu(o, &pmclog_live, live)
-		pmclog_log_write(&o->log, rec);
+		if (o->kernel_addrs)
+			pmclog_log_write(&o->log, rec);
 }
