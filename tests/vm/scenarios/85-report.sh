@@ -142,16 +142,17 @@ is "$?" 0 "--format json exits 0"
 grep -q '"symbol": "hot_a"' "$OUT/dl.json" && grep -q '"resolved":' "$OUT/dl.json"
 is "$?" 0 "json has the rows and the statistics"
 
-size=$(wc -c <"$OUT/dl.pmclog")
+# The log without kallsyms: its samples start near the beginning.
+size=$(wc -c <"$OUT/sc-nok.pmclog")
 # Inside a record (records are 8-byte aligned).
-head -c $((size * 2 / 3 / 8 * 8 + 4)) "$OUT/dl.pmclog" >"$OUT/cut.pmclog"
+head -c $((size * 2 / 3 / 8 * 8 + 4)) "$OUT/sc-nok.pmclog" >"$OUT/cut.pmclog"
 report "$OUT/cut.pmclog" cut
 is "$?" 76 "a cut log: exit status EX_PROTOCOL (76)"
 grep -q 'truncated at offset [0-9]*' "$OUT/cut.err"
 is "$?" 0 "a cut log: says where it stops" || diag "$(tail -n 2 "$OUT/cut.err")"
 at_least "$(total_of "$OUT/cut.folded")" 1 "a cut log: the samples before the cut are reported"
 
-cp "$OUT/dl.pmclog" "$OUT/bad.pmclog"
+cp "$OUT/sc-nok.pmclog" "$OUT/bad.pmclog"
 # Byte 0 of the third record (INITIALIZE 56 + PMCALLOCATE 72 = 128).
 printf '\000' | dd of="$OUT/bad.pmclog" bs=1 seek=128 conv=notrunc 2>/dev/null
 report "$OUT/bad.pmclog" bad
