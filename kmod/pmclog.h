@@ -215,6 +215,8 @@ void pmclog_sample_flush_all(struct pmclog_owner *o, u64 *samples,
 
 /* pmclog_hrtimer.c */
 extern const struct pmclog_source_ops pmclog_hrtimer_ops;
+int pmclog_hrtimer_init(void);
+void pmclog_hrtimer_exit(void);
 
 /* pmclog_x86_pmu.c */
 extern const struct pmclog_source_ops pmclog_x86_pmu_ops;

@@ -47,10 +47,15 @@ static int __init pmclog_init(void)
 	ret = pmclog_proc_init();
 	if (ret)
 		goto err_vma;
+	ret = pmclog_hrtimer_init();
+	if (ret) {
+		pr_err("cannot set up the cpu-clock source: %d\n", ret);
+		goto err_proc;
+	}
 	ret = pmclog_pmu_init();
 	if (ret) {
 		pr_err("cannot set up the hardware PMU source: %d\n", ret);
-		goto err_proc;
+		goto err_hrtimer;
 	}
 	ret = pmclog_dev_register();
 	if (ret) {
@@ -69,6 +74,8 @@ static int __init pmclog_init(void)
 
 err_pmu:
 	pmclog_pmu_exit();
+err_hrtimer:
+	pmclog_hrtimer_exit();
 err_proc:
 	pmclog_proc_exit_hooks();
 err_vma:
@@ -84,6 +91,7 @@ static void __exit pmclog_exit(void)
 {
 	pmclog_dev_unregister();
 	pmclog_pmu_exit();
+	pmclog_hrtimer_exit();
 	pmclog_proc_exit_hooks();
 	pmclog_vma_exit();
 	pmclog_kobj_exit();
