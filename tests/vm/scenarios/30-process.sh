@@ -15,7 +15,7 @@ HZ_REQ=1000
 LOG=$OUT/proc.pmclog
 TXT=$OUT/proc.txt
 
-bounded 30 pmclog record -F "$HZ_REQ" -o "$LOG" -- /bin/busy -p "$OUT/busy.pid" "$SECONDS_BUSY" \
+bounded 30 pmclog record --no-kallsyms -F "$HZ_REQ" -o "$LOG" -- /bin/busy -p "$OUT/busy.pid" "$SECONDS_BUSY" \
 	>"$OUT/record.out" 2>"$OUT/record.err"
 is "$?" 0 "pmclog record -F $HZ_REQ -- busy $SECONDS_BUSY exits 0" ||
 	diag "record: $(tail -n 3 "$OUT/record.err")"

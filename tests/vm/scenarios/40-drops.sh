@@ -15,7 +15,7 @@ module_load nsamples=2 || bail "load pmclog.ko nsamples=2"
 LOG=$OUT/drops.pmclog
 TXT=$OUT/drops.txt
 
-bounded 30 pmclog record -a -F 20000 -o "$LOG" -- /bin/busy 2 >"$OUT/record.out" 2>"$OUT/record.err"
+bounded 30 pmclog record --no-kallsyms -a -F 20000 -o "$LOG" -- /bin/busy 2 >"$OUT/record.out" 2>"$OUT/record.err"
 is "$?" 0 "pmclog record -a -F 20000 -- busy 2 exits 0" ||
 	diag "record: $(tail -n 3 "$OUT/record.err")"
 [ -s "$LOG" ] || bail "record wrote $LOG"

@@ -23,7 +23,7 @@ echo 0 >$CPU1
 echo 1 >$CPU1
 /bin/busy 1 & /bin/busy 1; wait
 EOS
-bounded 60 pmclog record -a -F "$HZ_REQ" -o "$OUT/plug.pmclog" -- sh "$OUT/plug.sh" \
+bounded 60 pmclog record --no-kallsyms -a -F "$HZ_REQ" -o "$OUT/plug.pmclog" -- sh "$OUT/plug.sh" \
 	>"$OUT/record.out" 2>"$OUT/record.err"
 is "$?" 0 "pmclog record -a across cpu1 offline and online exits 0" ||
 	diag "record: $(tail -n 3 "$OUT/record.err")"

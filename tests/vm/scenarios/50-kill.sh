@@ -12,7 +12,7 @@ module_load || bail "load pmclog.ko"
 
 /bin/busy 4 &
 busy=$!
-pmclog record -a -F 1000 -q -o "$OUT/kill.pmclog" >"$OUT/record.out" 2>"$OUT/record.err" &
+pmclog record --no-kallsyms -a -F 1000 -q -o "$OUT/kill.pmclog" >"$OUT/record.out" 2>"$OUT/record.err" &
 rec=$!
 
 # Sampling has started once records reach the file.

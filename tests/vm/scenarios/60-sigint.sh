@@ -14,7 +14,7 @@ LOG=$OUT/int.pmclog
 TXT=$OUT/int.txt
 
 # busybox sh starts background jobs with SIGINT ignored: sigdfl undoes it.
-sigdfl pmclog record -a -F 1000 -o "$LOG" >"$OUT/record.out" 2>"$OUT/record.err" &
+sigdfl pmclog record --no-kallsyms -a -F 1000 -o "$LOG" >"$OUT/record.out" 2>"$OUT/record.err" &
 rec=$!
 wait_for 10 test -s "$LOG" || diag "no bytes in $LOG after 10 s"
 /bin/busy 1

@@ -20,7 +20,7 @@ HZ_REQ=1000
 record_forker() {
 	_name=$1
 	shift
-	bounded 30 pmclog record "$@" -F "$HZ_REQ" -o "$OUT/$_name.pmclog" -- \
+	bounded 30 pmclog record --no-kallsyms "$@" -F "$HZ_REQ" -o "$OUT/$_name.pmclog" -- \
 		/bin/forker -n "$CHILDREN" /bin/busy -p "$OUT/$_name.pids" "$SECS" \
 		>"$OUT/$_name.out" 2>"$OUT/$_name.err"
 	is "$?" 0 "pmclog record ${*:+$* }-- forker -n $CHILDREN busy $SECS exits 0" ||

@@ -35,7 +35,7 @@ done
 check "list: cpu-clock available" grep -qE '^  cpu-clock +available' "$OUT/list.out"
 
 for ev in cycles instructions; do
-	bounded 30 pmclog record -e "$ev" -o "$OUT/$ev.pmclog" -- /bin/busy 1 \
+	bounded 30 pmclog record --no-kallsyms -e "$ev" -o "$OUT/$ev.pmclog" -- /bin/busy 1 \
 		>"$OUT/$ev.out" 2>"$OUT/$ev.err"
 	st=$?
 	check "record -e $ev exits non-zero ($st)" test "$st" -ne 0
@@ -44,7 +44,7 @@ for ev in cycles instructions; do
 	diag "record -e $ev: $(head -n 1 "$OUT/$ev.err")"
 done
 
-bounded 30 pmclog record -e cpu-clock -F 1000 -o "$OUT/clock.pmclog" -- /bin/busy -p "$OUT/busy.pid" 1 \
+bounded 30 pmclog record --no-kallsyms -e cpu-clock -F 1000 -o "$OUT/clock.pmclog" -- /bin/busy -p "$OUT/busy.pid" 1 \
 	>"$OUT/clock.out" 2>"$OUT/clock.err"
 is "$?" 0 "record -e cpu-clock still works" || diag "record: $(tail -n 3 "$OUT/clock.err")"
 dump_log "$OUT/clock.pmclog" "$OUT/clock.txt"

@@ -55,7 +55,7 @@ record_dlswap() {
 	_name=$1
 	shift
 	mkdir -p "$OUT/$_name"
-	bounded 60 pmclog record "$@" -F "$HZ_REQ" -o "$OUT/$_name.pmclog" -- \
+	bounded 60 pmclog record --no-kallsyms "$@" -F "$HZ_REQ" -o "$OUT/$_name.pmclog" -- \
 		/bin/dlswap -p "$OUT/$_name.pid" -m "$OUT/$_name" "$LIBDIR" "$SECS" \
 		>"$OUT/$_name.out" 2>"$OUT/$_name.err"
 	is "$?" 0 "$_name: pmclog record ${*:+$* }-- dlswap exits 0" ||

@@ -92,7 +92,7 @@ for name in system process; do
 	opt=
 	[ "$name" = system ] && opt=-a
 	# shellcheck disable=SC2086 # opt is empty or one word
-	bounded 60 pmclog record $opt -F "$HZ_REQ" -o "$OUT/$name.pmclog" -- sh "$OUT/exercise.sh" \
+	bounded 60 pmclog record --no-kallsyms $opt -F "$HZ_REQ" -o "$OUT/$name.pmclog" -- sh "$OUT/exercise.sh" \
 		>"$OUT/$name.out" 2>"$OUT/$name.err"
 	is "$?" 0 "$name: pmclog record ${opt:+$opt }-- load, exercise, unload twice exits 0" ||
 		diag "record: $(tail -n 3 "$OUT/$name.err")"

@@ -18,7 +18,7 @@ record() {
 	_name=$1
 	shift
 	: >"$OUT/$_name.pids"
-	bounded 60 pmclog record "$@" -o "$OUT/$_name.pmclog" -- \
+	bounded 60 pmclog record --no-kallsyms "$@" -o "$OUT/$_name.pmclog" -- \
 		/bin/forker -n "$CHILDREN" /bin/busy -p "$OUT/$_name.pids" 0.2 \
 		>"$OUT/$_name.out" 2>"$OUT/$_name.err"
 	is "$?" 0 "$_name: pmclog record ${*:+$* }-- forker exits 0" ||

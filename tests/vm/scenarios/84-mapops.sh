@@ -16,7 +16,7 @@ module_load || bail "load pmclog.ko"
 STEPS=5
 MARK_BASE=64	# mapper.c: the marker of step N maps file page MARK_BASE + N
 
-bounded 30 pmclog record -o "$OUT/map.pmclog" -- /bin/mapper "$OUT" \
+bounded 30 pmclog record --no-kallsyms -o "$OUT/map.pmclog" -- /bin/mapper "$OUT" \
 	>"$OUT/record.out" 2>"$OUT/record.err"
 is "$?" 0 "pmclog record -- mapper exits 0" || diag "record: $(tail -n 3 "$OUT/record.err")"
 dump_log "$OUT/map.pmclog" "$OUT/map.txt" || diag "dump: $(tail -n 3 "$OUT/map.txt.err")"
