@@ -45,6 +45,7 @@
 #include <asm/processor.h>
 
 #include "pmclog.h"
+#include "pmclog_compat.h"
 #include "pmclog_pmu_logic.h"
 
 /* A PMC of this source: one counter slot, the same on every CPU. */
@@ -282,9 +283,9 @@ static void pmclog_pmu_program_local(void *arg)
 	if (pmclog_pmu_busy(&pmclog_pmu_caps) & (1U << x->slot))
 		return;
 	if (!__this_cpu_read(pmclog_pmu_lvt_saved)) {
-		__this_cpu_write(pmclog_pmu_lvtpc, apic_read(APIC_LVTPC));
+		__this_cpu_write(pmclog_pmu_lvtpc, pmclog_apic_read(APIC_LVTPC));
 		__this_cpu_write(pmclog_pmu_lvt_saved, true);
-		apic_write(APIC_LVTPC, APIC_DM_NMI);
+		pmclog_apic_write(APIC_LVTPC, APIC_DM_NMI);
 	}
 	pmclog_pmu_claim(&pmclog_pmu_caps, pc, x->slot, &x->init,
 			 pmclog_pmu_target_here(x), pmclog_clock());
@@ -297,7 +298,7 @@ static void pmclog_pmu_unprogram_local(void *arg)
 
 	pmclog_pmu_release(&pmclog_pmu_caps, pc, x->slot, pmclog_clock());
 	if (!pc->active && __this_cpu_read(pmclog_pmu_lvt_saved)) {
-		apic_write(APIC_LVTPC, __this_cpu_read(pmclog_pmu_lvtpc));
+		pmclog_apic_write(APIC_LVTPC, __this_cpu_read(pmclog_pmu_lvtpc));
 		__this_cpu_write(pmclog_pmu_lvt_saved, false);
 	}
 }
@@ -318,7 +319,7 @@ static int pmclog_pmu_nmi(unsigned int cmd, struct pt_regs *regs)
 		return NMI_DONE;
 	/* Some CPUs mask the LVT entry when they deliver a PMI. */
 	if (pc->active)
-		apic_write(APIC_LVTPC, APIC_DM_NMI);
+		pmclog_apic_write(APIC_LVTPC, APIC_DM_NMI);
 	return handled;
 }
 
