@@ -106,7 +106,7 @@ static void pmclog_kobj_log_symbols(struct module *mod, void *buf)
 	rcu_read_lock();
 	ks = rcu_dereference(mod->kallsyms);
 	for (i = 0; ks && i < ks->num_symtab; i++) {
-		const Elf_Sym *sym = &ks->symtab[i];
+		const typeof(*ks->symtab) *sym = &ks->symtab[i];
 		unsigned long a = sym->st_value;
 		size_t len;
 

@@ -59,6 +59,8 @@ struct pmclog_x86_pmc {
 
 static struct pmclog_pmu_caps pmclog_pmu_caps __read_mostly;
 static const char *pmclog_pmu_none_reason __read_mostly;
+#define PMCLOG_WHY_NO_RW \
+	"the PMU counters do not keep what is written (a virtual machine without a virtual PMU?)"
 static DEFINE_PER_CPU(struct pmclog_pmu_cpu, pmclog_pmu_pcpu);
 static DEFINE_PER_CPU(u32, pmclog_pmu_lvtpc);	/* LVTPC before our first slot */
 static DEFINE_PER_CPU(bool, pmclog_pmu_lvt_saved);
@@ -174,8 +176,7 @@ static void pmclog_pmu_detect_boot(void)
 	local_irq_restore(flags);
 	if (!rw) {
 		pmclog_pmu_caps.kind = PMCLOG_PMU_NONE;
-		pmclog_pmu_none_reason =
-			"the PMU counters do not keep what is written (a virtual machine without a virtual PMU?)";
+		pmclog_pmu_none_reason = PMCLOG_WHY_NO_RW;
 	}
 }
 
