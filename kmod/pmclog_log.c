@@ -226,7 +226,7 @@ void pmclog_log_close(struct pmclog_log *log, u64 samples, u64 samples_dropped)
 
 bool pmclog_log_readable(struct pmclog_log *log)
 {
-	/* Pairs with the releases in pmclog_log_put() and at CLOSELOG. */
+	/* Pairs with the release in pmclog_log_put(). */
 	return smp_load_acquire(&log->head) != log->tail || READ_ONCE(log->closed);
 }
 
@@ -271,7 +271,7 @@ ssize_t pmclog_log_read(struct pmclog_log *log, char __user *ubuf,
 		if (head != tail)
 			break;
 		ret = 0;
-		/* Pairs with the release that sets closed after CLOSELOG. */
+		/* Pairs with the release in pmclog_log_close(). */
 		if (smp_load_acquire(&log->closed)) {
 			/* CLOSELOG may have been put after our look at head. */
 			if (smp_load_acquire(&log->head) == tail)

@@ -620,6 +620,20 @@ static void test_abi_major_2_refused(void **state)
 	pmclog_reader__free(r);
 }
 
+/* A log from a machine of the other byte order is named as such. */
+static void test_other_byte_order(void **state)
+{
+	struct logbuf b = { 0 };
+	struct pmclog_header *h = (void *)b.data;
+	(void)state;
+
+	lb_initialize_abi(&b, PMCLOG_ABI_CURRENT, 4);
+	lb_closelog(&b, 0, 0, 0);
+	h->length = __builtin_bswap16(h->length);
+	assert_error(&b, EBADMSG, 0,
+		     "log at offset 0 is in the other byte order: it was written on a machine of the other endianness, which this pmclog cannot read");
+}
+
 /* A newer minor: new types are skipped, longer records accepted. */
 static void test_newer_minor_accepted(void **state)
 {
@@ -783,6 +797,7 @@ int main(void)
 		cmocka_unit_test(test_first_record_not_initialize),
 		cmocka_unit_test(test_cpu_beyond_ncpus),
 		cmocka_unit_test(test_abi_major_2_refused),
+		cmocka_unit_test(test_other_byte_order),
 		cmocka_unit_test(test_newer_minor_accepted),
 		cmocka_unit_test(test_log_callback),
 		cmocka_unit_test(test_opts_size),

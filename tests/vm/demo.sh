@@ -44,10 +44,12 @@ say ""
 say "== records by type"
 types_summary "$OUT/demo.txt" | tee -a "$SUMMARY"
 say ""
-say "== samples by pid and mode"
-kv_awk "$OUT/demo.txt" '$1 == "PCSAMPLE" { n[f["pid"] " " f["mode"]]++ }
-	END { for (k in n) print n[k], k }' | sort -rn | head -n 10 |
-	awk '{ printf "%8d  pid %-6s %s\n", $1, $2, $3 }' | tee -a "$SUMMARY"
+say "== samples by pid and mode (command from PROCEXEC)"
+kv_awk "$OUT/demo.txt" '$1 == "PROCEXEC" { cmd[f["pid"]] = f["path"] }
+	$1 == "PCSAMPLE" { n[f["pid"] " " f["mode"]]++ }
+	END { for (k in n) { split(k, p, " "); print n[k], k, (p[1] in cmd ? cmd[p[1]] : "?") } }' |
+	sort -rn | head -n 10 |
+	awk '{ printf "%8d  pid %-6s %-7s %s\n", $1, $2, $3, $4 }' | tee -a "$SUMMARY"
 say ""
 say "== the first 20 records"
 head -n 20 "$OUT/demo.txt" | tee -a "$SUMMARY"

@@ -168,7 +168,7 @@ disk_modules() {
 # never races with one for another (or with 'make module') in the tree.
 build_module() {
 	local rel=$1 kdir=$vmdir/$1 hdr=/usr/src/linux-headers-$1 src=$vmdir/$1/src
-	rm -f "$kdir/pmclog.ko"
+	rm -f "$kdir/pmclog.ko" "$kdir/pmclog_testmod.ko"
 	if [[ -n ${PMCLOG_VM_KO:-} ]]; then
 		note "PMCLOG_VM_KO: using $PMCLOG_VM_KO instead of building the module"
 		cp "$PMCLOG_VM_KO" "$kdir/pmclog.ko"
@@ -190,6 +190,25 @@ build_module() {
 		return 1
 	}
 	cp "$src/kmod/pmclog.ko" "$kdir/pmclog.ko"
+	# The test module the kernel-object scenarios load and unload.
+	note "make -C $hdr M=$src/tests/kmod W=1 modules"
+	commented make -C "$hdr" M="$src/tests/kmod" W=1 modules || return 1
+	cp "$src/tests/kmod/pmclog_testmod.ko" "$kdir/pmclog_testmod.ko"
+}
+
+# build_testmods REL: the test modules of tests/kmod/ (objects for the
+# scenarios to load, e.g. pmclog_testmod.ko), from build_module's snapshot.
+build_testmods() {
+	local rel=$1 kdir=$vmdir/$1 hdr=/usr/src/linux-headers-$1 src=$vmdir/$1/src/tests/kmod ko
+	rm -rf "$kdir/testmods"
+	[[ -f $src/Kbuild ]] || return 0
+	note "make -C $hdr M=$src W=1 modules"
+	commented make -C "$hdr" M="$src" W=1 -j"$(nproc)" modules || return 1
+	mkdir -p "$kdir/testmods"
+	for ko in "$src"/*.ko; do
+		[[ -f $ko ]] && cp "$ko" "$kdir/testmods/"
+	done
+	return 0
 }
 
 tool_bin=$repo/tools/pmclog/pmclog
@@ -271,6 +290,11 @@ build_initramfs() {
 	done
 	[[ -x $tool_bin ]] && put_elf_with_libs "$tool_bin" "$tree" /bin/pmclog
 	[[ -f $kdir/pmclog.ko ]] && put "$kdir/pmclog.ko" "$tree/lib/modules/pmclog.ko"
+	for f in "$kdir"/testmods/*.ko; do
+		[[ -f $f ]] && put "$f" "$tree/lib/modules/$(basename "$f")"
+	done
+	[[ -f $kdir/pmclog_testmod.ko ]] &&
+		put "$kdir/pmclog_testmod.ko" "$tree/lib/modules/pmclog_testmod.ko"
 
 	# Debian's cloud kernel has virtio_blk and virtio_pci as modules.
 	local order
@@ -506,6 +530,13 @@ run_kernel() {
 		# which proves the harness and shows what else works.
 		tap "not ok" "$rel: build: pmclog.ko (W=1)"
 	fi
+	if [[ -z ${PMCLOG_VM_KO:-} && -f $repo/tests/kmod/Kbuild ]]; then
+		if build_testmods "$rel"; then
+			tap ok "$rel: build: test modules of tests/kmod (W=1)"
+		else
+			tap "not ok" "$rel: build: test modules of tests/kmod (W=1)"
+		fi
+	fi
 	if ! build_initramfs "$rel" "$mode"; then
 		tap "not ok" "$rel: build the initramfs"
 		return
@@ -565,8 +596,14 @@ main() {
 	[[ $mode == demo || ${#scenarios[@]} -gt 0 ]] || die "no scenario matches --only '$only'"
 
 	local t0 spec
-	t0=$(now)
 	mkdir -p "$vmdir/results"
+	# One run at a time per tree: runs share build/vm (and 2 CPUs).
+	exec 9>"$vmdir/.lock"
+	if ! flock -n 9; then
+		note "another run.sh holds $vmdir/.lock; waiting for it"
+		flock 9
+	fi
+	t0=$(now)
 	build_userland
 	for spec in $kernels; do
 		run_kernel "$spec"

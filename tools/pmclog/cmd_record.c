@@ -14,6 +14,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -30,6 +31,7 @@
 
 #include "pmclog.h"
 #include "pmclog_events.h"
+#include "pmclog_kallsyms.h"
 #include "pmclog_stats.h"
 
 #ifndef SYS_pidfd_open
@@ -53,6 +55,7 @@ struct record_opts {
 	bool children;		/* -d */
 	const char *output;	/* -o; "-" is standard output */
 	int verbosity;		/* -1 for -q, 1 for -v */
+	bool no_kallsyms;	/* --no-kallsyms */
 };
 
 enum stop_reason {
@@ -87,6 +90,7 @@ struct recorder {
 	struct timespec last_live;
 	struct pmclog_stats stats;
 	unsigned char *buf;
+	struct pmclog_kallsyms *ksyms;	/* to write after INITIALIZE */
 };
 
 /* ------------------------------------------------------------------ */
@@ -96,7 +100,7 @@ static void record_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pmclog record [-a | -p PID | [--] CMD [ARGS...]] [-e EVENT]\n"
-		"                     [-F HZ | -c COUNT] [-d] [-o FILE] [-q | -v]\n"
+		"                     [-F HZ | -c COUNT] [-d] [-o FILE] [--no-kallsyms] [-q | -v]\n"
 		"  -a        the whole system (with CMD: while CMD runs)\n"
 		"  -p PID    process PID, until it exits or SIGINT\n"
 		"  CMD       run CMD and sample it until it exits\n"
@@ -108,6 +112,8 @@ static void record_usage(FILE *f)
 		"  -c COUNT  one sample every COUNT events (ns for cpu-clock)\n"
 		"  -o FILE   the log (default %s; - for standard output,\n"
 		"            then CMD's standard output goes to standard error)\n"
+		"  --no-kallsyms  do not save the kernel's symbols (/proc/kallsyms) in\n"
+		"            the log; a report then needs -k to name kernel functions\n"
 		"  -q        no counts on stderr;  -v  say more\n",
 		DEFAULT_FREQ, DEFAULT_OUTPUT);
 }
@@ -175,6 +181,11 @@ static int parse_event(struct record_opts *o)
 	return 0;
 }
 
+static const struct option record_long_options[] = {
+	{ "no-kallsyms", no_argument, NULL, 'K' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int parse_options(int argc, char **argv, struct record_opts *o)
 {
 	int opt;
@@ -183,8 +194,12 @@ static int parse_options(int argc, char **argv, struct record_opts *o)
 	o->output = DEFAULT_OUTPUT;
 	optind = 1;
 	/* '+': the first non-option starts CMD, whose options are its own. */
-	while ((opt = getopt(argc, argv, "+ap:e:F:c:do:qvh")) != -1) {
+	while ((opt = getopt_long(argc, argv, "+ap:e:F:c:do:qvh",
+				  record_long_options, NULL)) != -1) {
 		switch (opt) {
+		case 'K':
+			o->no_kallsyms = true;
+			break;
 		case 'a':
 			o->system = true;
 			break;
@@ -494,6 +509,36 @@ static int write_all(struct recorder *rec, const unsigned char *p, size_t len)
 }
 
 /*
+ * The first read(2) starts with INITIALIZE: write it, then the KSYMBOL
+ * records of /proc/kallsyms with its tstamp and cpu, then the rest.
+ */
+static int write_first(struct recorder *rec, const unsigned char *p, size_t len)
+{
+	const struct pmclog_header *h = (const void *)p;
+	size_t first = len >= sizeof(*h) && h->length <= len ? h->length : len;
+	void *ks = NULL;
+	size_t kslen = 0;
+	int ret;
+
+	if (len < sizeof(*h) || h->type != PMCLOG_TYPE_INITIALIZE ||
+	    pmclog_kallsyms__records(rec->ksyms, h->tstamp, h->cpu, &ks, &kslen)) {
+		warnx("cannot add the kernel symbols to %s: %s", rec->out_name,
+		      len < sizeof(*h) || h->type != PMCLOG_TYPE_INITIALIZE ?
+		      "the log does not start with INITIALIZE" : "out of memory");
+		kslen = 0;
+	}
+	pmclog_kallsyms__free(rec->ksyms);
+	rec->ksyms = NULL;
+	ret = write_all(rec, p, first);
+	if (!ret && kslen) {
+		pmclog_stats__account(&rec->stats, ks, kslen);
+		ret = write_all(rec, ks, kslen);
+	}
+	free(ks);
+	return ret ? ret : write_all(rec, p + first, len - first);
+}
+
+/*
  * One read(2) of whole records, appended to the file.
  * Return: bytes read, 0 at the end of the log, -1 on an error (reported).
  */
@@ -512,7 +557,10 @@ static ssize_t copy_records(struct recorder *rec)
 	if (n == 0)
 		return 0;
 	pmclog_stats__account(&rec->stats, rec->buf, (size_t)n);
-	if (!rec->write_failed && write_all(rec, rec->buf, (size_t)n))
+	if (rec->write_failed)
+		return n;
+	if (rec->ksyms ? write_first(rec, rec->buf, (size_t)n) :
+	    write_all(rec, rec->buf, (size_t)n))
 		return -1;
 	return n;
 }
@@ -700,6 +748,45 @@ static void say_what(const struct recorder *rec, const struct pmclog_alloc *allo
 	fprintf(stderr, " -> %s\n", rec->out_name);
 }
 
+static long long ms_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) * 1000LL + (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/*
+ * The kernel's text symbols, for write_first().  Without them a report
+ * needs the kernel's files (-k); so a failure is said, not fatal.
+ */
+static void read_kallsyms(struct recorder *rec)
+{
+	const char *path = "/proc/kallsyms";
+	struct timespec t0;
+	FILE *f;
+	int ret;
+
+	if (rec->opts->no_kallsyms)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	f = fopen(path, "re");
+	if (!f) {
+		warn("cannot read %s: kernel functions will need report -k", path);
+		return;
+	}
+	ret = pmclog_kallsyms__read(f, &rec->ksyms);
+	fclose(f);
+	if (ret == -EPERM)
+		warnx("%s shows every address as 0 (kernel.kptr_restrict, or no CAP_SYSLOG): no kernel symbols saved; report -k DIR can name kernel functions",
+		      path);
+	else if (ret)
+		warnx("cannot read %s: %s", path, strerror(-ret));
+	else if (rec->opts->verbosity > 0)
+		fprintf(stderr, "pmclog: %zu kernel text symbols from %s in %lld ms\n",
+			pmclog_kallsyms__count(rec->ksyms), path, ms_since(&t0));
+}
+
 /* Everything up to a started log; on failure an exit status, reported. */
 static int start_recording(struct recorder *rec)
 {
@@ -732,6 +819,8 @@ static int start_recording(struct recorder *rec)
 		warn("%s: PMCLOG_IOC_START", device_path());
 		return EX_OSERR;
 	}
+	/* Before the command runs: its time is not spent reading them. */
+	read_kallsyms(rec);
 	if (o->cmd)
 		rec->status = release_command(rec);
 	return 0;
@@ -755,6 +844,7 @@ static void teardown(struct recorder *rec)
 	if (rec->dev >= 0)
 		close(rec->dev);
 	free(rec->buf);
+	pmclog_kallsyms__free(rec->ksyms);
 }
 
 static void close_output(struct recorder *rec)

@@ -13,8 +13,11 @@
 
 static const struct pmclog_command commands[] = {
 	{ "record", cmd_record,
-	  "[-a | -p PID | [--] CMD [ARGS...]] [-e EVENT] [-F HZ | -c COUNT] [-d] [-o FILE] [-q | -v]",
+	  "[-a | -p PID | [--] CMD [ARGS...]] [-e EVENT] [-F HZ | -c COUNT] [-d] [-o FILE] [--no-kallsyms] [-q | -v]",
 	  "sample a command, a process or the whole system into a log file" },
+	{ "report", cmd_report,
+	  "[-i FILE] [-k KERNELDIR] [-r ROOT] [-g DIR [-M MAPFILE]] [--sort KEYS] [--pid PIDS] [--format text|json|folded] [-q | -v]",
+	  "the profile of a log: samples by object and function" },
 	{ "dump", cmd_dump, "[-i FILE]",
 	  "print every record of a log, one line each" },
 	{ "list", cmd_list, "",

@@ -309,7 +309,7 @@ struct pmclog_ksymbol {
 /* ------------------------------------------------------------------ */
 /* Events                                                             */
 
-enum pmclog_event {
+enum pmclog_event_id {
 	PMCLOG_EV_CPU_CLOCK		= 1,	/* per-CPU hrtimer */
 	PMCLOG_EV_CYCLES		= 2,
 	PMCLOG_EV_INSTRUCTIONS		= 3,
@@ -443,6 +443,8 @@ struct pmclog_pmu_info {
  */
 #ifdef __KERNEL__
 #include <linux/build_bug.h>
+#define __PMCLOG_ASSERT(e, m)	static_assert(e, m)
+#elif defined(__cplusplus)
 #define __PMCLOG_ASSERT(e, m)	static_assert(e, m)
 #else
 #define __PMCLOG_ASSERT(e, m)	_Static_assert(e, m)

@@ -337,6 +337,12 @@ static int check_header(struct pmclog_reader *r, const struct pmclog_header *h)
 		return reader_fail(r, -EBADMSG,
 				   "bad record magic 0x%02x at offset %llu: expected 0x%02x (not a pmclog log, or a corrupt one)",
 				   h->magic, offset_of(r), PMCLOG_HEADER_MAGIC);
+	if (r->state == RS_EXPECT_INITIALIZE && h->type == PMCLOG_TYPE_INITIALIZE &&
+	    h->length != sizeof(struct pmclog_initialize) &&
+	    __builtin_bswap16(h->length) == sizeof(struct pmclog_initialize))
+		return reader_fail(r, -EBADMSG,
+				   "log at offset %llu is in the other byte order: it was written on a machine of the other endianness, which this pmclog cannot read",
+				   offset_of(r));
 	if (h->type == 0)
 		return reader_fail(r, -EBADMSG,
 				   "record type 0 at offset %llu: expected a type from 1 up (corrupt log)",

@@ -60,9 +60,7 @@ struct pmclog_reader_opts {
 #define PMCLOG_READER_OPTS_INIT { .sz = sizeof(struct pmclog_reader_opts) }
 
 /*
- * One record, as returned by pmclog_reader__next().  (Not "struct
- * pmclog_event": the ABI header already has an enum pmclog_event, and C
- * struct and enum tags share one namespace.)  Everything it points
+ * One record, as returned by pmclog_reader__next().  Everything it points
  * to belongs to the reader and stays valid until the next call to
  * pmclog_reader__next(), pmclog_reader__feed() or pmclog_reader__free().
  *

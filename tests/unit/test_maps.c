@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the map replay: interval maps (insert over, remove,
+ * split), per-pid maps (fork copies, exec resets, exit keeps), and the
+ * replay of logs built with log_builder.h: samples attributed with the
+ * maps in force at their time, also when the stream is out of order,
+ * an address reused by a second object, KSYMBOLs before their MAP_IN.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "log_builder.h"
+#include "pmclog_maps.h"
+#include "pmclog_reader.h"
+#include "pmclog_replay.h"
+
+static int A, B, C;	/* objects: only their addresses matter */
+
+static void test_insert_find(void **state)
+{
+	struct pmclog_addrmap m;
+	const struct pmclog_map *e;
+
+	(void)state;
+	pmclog_addrmap__init(&m);
+	assert_int_equal(pmclog_addrmap__insert(&m, 0x2000, 0x3000, 0x1000, &A), 0);
+	assert_int_equal(pmclog_addrmap__insert(&m, 0x1000, 0x2000, 0, &B), 0);
+	assert_int_equal(m.count, 2);
+	e = pmclog_addrmap__find(&m, 0x2fff);
+	assert_non_null(e);
+	assert_ptr_equal(e->obj, &A);
+	assert_ptr_equal(pmclog_addrmap__find(&m, 0x1000)->obj, &B);
+	assert_null(pmclog_addrmap__find(&m, 0x3000));
+	assert_null(pmclog_addrmap__find(&m, 0xfff));
+	assert_int_equal(pmclog_addrmap__insert(&m, 0x3000, 0x3000, 0, &A), -EINVAL);
+	pmclog_addrmap__clear(&m);
+}
+
+static void test_remove_split(void **state)
+{
+	struct pmclog_addrmap m;
+	const struct pmclog_map *e;
+
+	(void)state;
+	pmclog_addrmap__init(&m);
+	pmclog_addrmap__insert(&m, 0x10000, 0x20000, 0x5000, &A);
+	/* A hole in the middle: two pieces, the right one's base moved. */
+	assert_int_equal(pmclog_addrmap__remove(&m, 0x14000, 0x15000), 0);
+	assert_int_equal(m.count, 2);
+	assert_null(pmclog_addrmap__find(&m, 0x14800));
+	e = pmclog_addrmap__find(&m, 0x15000);
+	assert_non_null(e);
+	assert_int_equal(e->start, 0x15000);
+	assert_int_equal(e->base, 0x5000 + 0x5000);
+	assert_int_equal(pmclog_addrmap__find(&m, 0x13fff)->end, 0x14000);
+	/* Across both pieces' edges: trims the left, cuts the right's head. */
+	pmclog_addrmap__remove(&m, 0x12000, 0x16000);
+	assert_int_equal(pmclog_addrmap__find(&m, 0x11000)->end, 0x12000);
+	e = pmclog_addrmap__find(&m, 0x16000);
+	assert_int_equal(e->start, 0x16000);
+	assert_int_equal(e->base, 0x5000 + 0x6000);
+	/* All of it. */
+	pmclog_addrmap__remove(&m, 0, 0x100000);
+	assert_int_equal(m.count, 0);
+	pmclog_addrmap__clear(&m);
+}
+
+static void test_insert_replaces(void **state)
+{
+	struct pmclog_addrmap m;
+
+	(void)state;
+	pmclog_addrmap__init(&m);
+	pmclog_addrmap__insert(&m, 0x1000, 0x5000, 0, &A);
+	pmclog_addrmap__insert(&m, 0x2000, 0x3000, 0, &B);
+	assert_int_equal(m.count, 3);
+	assert_ptr_equal(pmclog_addrmap__find(&m, 0x1fff)->obj, &A);
+	assert_ptr_equal(pmclog_addrmap__find(&m, 0x2000)->obj, &B);
+	assert_ptr_equal(pmclog_addrmap__find(&m, 0x3000)->obj, &A);
+	assert_int_equal(pmclog_addrmap__find(&m, 0x3000)->base, 0x2000);
+	pmclog_addrmap__insert(&m, 0, 0x10000, 0, &C);
+	assert_int_equal(m.count, 1);
+	pmclog_addrmap__clear(&m);
+}
+
+static void test_procmaps(void **state)
+{
+	struct pmclog_procmaps *pm = pmclog_procmaps__new();
+	struct pmclog_addrmap *m;
+
+	(void)state;
+	assert_non_null(pm);
+	m = pmclog_procmaps__get(pm, 10, true);
+	pmclog_addrmap__insert(m, 0x1000, 0x2000, 0, &A);
+	assert_int_equal(pmclog_procmaps__fork(pm, 10, 11), 0);
+	m = pmclog_procmaps__get(pm, 11, false);
+	assert_ptr_equal(pmclog_addrmap__find(m, 0x1800)->obj, &A);
+	/* The child's exec forgets, the parent keeps. */
+	pmclog_procmaps__exec(pm, 11);
+	assert_null(pmclog_addrmap__find(pmclog_procmaps__get(pm, 11, false), 0x1800));
+	assert_non_null(pmclog_addrmap__find(pmclog_procmaps__get(pm, 10, false), 0x1800));
+	/* Exit keeps the maps. */
+	assert_true(pmclog_procmaps__exit(pm, 10));
+	assert_true(pmclog_procmaps__exited(pm, 10));
+	assert_non_null(pmclog_addrmap__find(pmclog_procmaps__get(pm, 10, false), 0x1800));
+	/* Many pids: the table grows and keeps them all. */
+	for (__u32 pid = 100; pid < 1100; pid++)
+		assert_int_equal(pmclog_procmaps__fork(pm, 10, pid), 0);
+	assert_ptr_equal(pmclog_addrmap__find(pmclog_procmaps__get(pm, 777, false), 0x1000)->obj, &A);
+	pmclog_procmaps__free(pm);
+}
+
+/* ------------------------------------------------------------------ */
+/* Replay of whole logs                                               */
+
+#define MAX_SEEN 64
+
+struct seen {
+	size_t n;
+	struct pmclog_sample_loc s[MAX_SEEN];
+};
+
+static int collect(void *ctx, const struct pmclog_sample_loc *s)
+{
+	struct seen *seen = ctx;
+
+	assert_true(seen->n < MAX_SEEN);
+	seen->s[seen->n++] = *s;
+	return 0;
+}
+
+static struct pmclog_replay *replay_log(struct logbuf *b,
+					struct pmclog_strings *strings,
+					struct seen *seen)
+{
+	struct pmclog_reader *r = pmclog_reader__new(NULL);
+	struct pmclog_replay *rp = pmclog_replay__new(strings);
+	struct pmclog_record rec;
+	int ret;
+
+	assert_non_null(r);
+	assert_non_null(rp);
+	pmclog_reader__feed(r, b->data, b->len);
+	pmclog_reader__feed_eof(r);
+	while ((ret = pmclog_reader__next(r, &rec)) == 1)
+		assert_int_equal(pmclog_replay__add(rp, &rec), 0);
+	assert_int_equal(ret, 0);
+	pmclog_reader__free(r);
+	assert_int_equal(pmclog_replay__run(rp, collect, seen), 0);
+	return rp;
+}
+
+/* Set the tstamp of the record at off (the builder numbers by offset). */
+static void at(struct logbuf *b, size_t off, __u64 ts)
+{
+	lb_header(b, off)->tstamp = ts;
+}
+
+static const char *obj_path(const struct pmclog_sample_loc *s)
+{
+	return s->obj ? s->obj->path : "(none)";
+}
+
+/* dlopen A, dlclose, dlopen B at the same address: each sample its own. */
+static void test_replay_reuse(void **state)
+{
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct seen seen = { 0 };
+	struct logbuf b = { 0 };
+	struct pmclog_replay *rp;
+
+	(void)state;
+	lb_initialize(&b);
+	at(&b, lb_map_in(&b, 7, 0x7f0000001000, 0x7f0000002000, 0x1000, 0, "/lib/liba.so"), 10);
+	at(&b, lb_pcsample(&b, 0, 7, 7, 0x7f0000001010, 1), 20);
+	at(&b, lb_map_out(&b, 7, 0x7f0000000000, 0x7f0000003000), 30);
+	at(&b, lb_pcsample(&b, 0, 7, 7, 0x7f0000001010, 1), 35);
+	at(&b, lb_map_in(&b, 7, 0x7f0000001000, 0x7f0000002000, 0x1000, 0, "/lib/libb.so"), 40);
+	at(&b, lb_pcsample(&b, 0, 7, 7, 0x7f0000001020, 1), 50);
+	lb_closelog(&b, 3, 0, 0);
+	rp = replay_log(&b, st, &seen);
+	assert_int_equal(seen.n, 3);
+	assert_string_equal(obj_path(&seen.s[0]), "/lib/liba.so");
+	assert_int_equal(seen.s[0].objaddr, 0x1010);
+	assert_null(seen.s[1].obj);
+	assert_string_equal(obj_path(&seen.s[2]), "/lib/libb.so");
+	assert_int_equal(seen.s[2].objaddr, 0x1020);
+	assert_int_equal(pmclog_replay__stats(rp)->samples_no_object, 1);
+	pmclog_replay__free(rp);
+	pmclog_strings__free(st);
+}
+
+/*
+ * Samples written late (per-CPU buffers): in the stream after the
+ * MAP_OUT, in time before it.  The sort puts them back.
+ */
+static void test_replay_late_samples(void **state)
+{
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct seen seen = { 0 };
+	struct logbuf b = { 0 };
+	struct pmclog_replay *rp;
+
+	(void)state;
+	lb_initialize(&b);
+	at(&b, lb_map_in(&b, 7, 0x1000, 0x2000, 0, 0, "/bin/a"), 10);
+	at(&b, lb_map_out(&b, 7, 0x1000, 0x2000), 30);
+	at(&b, lb_procexit(&b, 7, 0), 31);
+	at(&b, lb_pcsample(&b, 1, 7, 7, 0x1100, 1), 20);	/* before MAP_OUT */
+	at(&b, lb_pcsample(&b, 1, 7, 7, 0x1100, 1), 40);	/* after it */
+	rp = replay_log(&b, st, &seen);
+	assert_int_equal(seen.n, 2);
+	assert_string_equal(obj_path(&seen.s[0]), "/bin/a");
+	assert_null(seen.s[1].obj);
+	pmclog_replay__free(rp);
+	pmclog_strings__free(st);
+}
+
+/* fork copies, exec resets (before the new image's MAP_INs), exit keeps. */
+static void test_replay_fork_exec_exit(void **state)
+{
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct seen seen = { 0 };
+	struct logbuf b = { 0 };
+	struct pmclog_replay *rp;
+
+	(void)state;
+	lb_initialize(&b);
+	at(&b, lb_map_in(&b, 5, 0x400000, 0x401000, 0, PMCLOG_MAP_F_INITIAL, "/bin/sh"), 10);
+	at(&b, lb_procfork(&b, 5, 6), 20);
+	at(&b, lb_pcsample(&b, 0, 6, 6, 0x400100, 1), 25);	/* the child, in sh */
+	at(&b, lb_procexec(&b, 6, "/bin/busy"), 30);
+	at(&b, lb_pcsample(&b, 0, 6, 6, 0x400100, 1), 31);	/* between: none */
+	at(&b, lb_map_in(&b, 6, 0x400000, 0x402000, 0, 0, "/bin/busy"), 32);
+	at(&b, lb_pcsample(&b, 0, 6, 6, 0x400100, 1), 40);
+	at(&b, lb_procexit(&b, 6, 0), 50);
+	at(&b, lb_pcsample(&b, 1, 6, 6, 0x401100, 1), 49);	/* late, before exit */
+	at(&b, lb_pcsample(&b, 1, 5, 5, 0x400100, 1), 60);	/* parent: still sh */
+	rp = replay_log(&b, st, &seen);
+	assert_int_equal(seen.n, 5);
+	assert_string_equal(obj_path(&seen.s[0]), "/bin/sh");
+	assert_null(seen.s[1].obj);
+	assert_string_equal(obj_path(&seen.s[2]), "/bin/busy");
+	assert_string_equal(obj_path(&seen.s[3]), "/bin/busy");
+	assert_int_equal(seen.s[3].objaddr, 0x1100);
+	assert_string_equal(obj_path(&seen.s[4]), "/bin/sh");
+	assert_string_equal(pmclog_replay__comm(rp, 6), "/bin/busy");
+	pmclog_replay__free(rp);
+	pmclog_strings__free(st);
+}
+
+/*
+ * Kernel: recorder KSYMBOLs (after INITIALIZE, before the MAP_INs of
+ * START) wait for their map; module KSYMBOLs follow their MAP_IN; a
+ * module loaded twice at different addresses is one object whose
+ * symbols are offsets; pc 0 is "address hidden".
+ */
+static void test_replay_kernel(void **state)
+{
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct seen seen = { 0 };
+	struct logbuf b = { 0 };
+	struct pmclog_replay *rp;
+	const struct pmclog_sym *sym;
+
+	(void)state;
+	at(&b, lb_initialize(&b), 1);
+	at(&b, lb_ksymbol(&b, 0xffffffff91000000ULL, 0x100, 1, "_stext"), 1);
+	at(&b, lb_ksymbol(&b, 0xffffffff91000100ULL, 0x100, 1, "do_work"), 1);
+	at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffff91000000ULL, 0xffffffff92000000ULL,
+			 0xffffffff81000000ULL, PMCLOG_MAP_F_INITIAL, "[kernel]"), 5);
+	at(&b, lb_pcsample(&b, 0, 9, 9, 0xffffffff91000180ULL, 0), 6);
+	at(&b, lb_pcsample(&b, 0, 9, 9, 0, 0), 7);
+	/* Load 1 at 0xc0001000, load 2 at 0xc0009000. */
+	at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffffc0001000ULL, 0xffffffffc0002000ULL,
+			 0, PMCLOG_MAP_F_KMODULE, "testmod"), 10);
+	at(&b, lb_ksymbol(&b, 0xffffffffc0001040ULL, 0x40, 0, "testmod_busy"), 10);
+	at(&b, lb_pcsample(&b, 1, 9, 9, 0xffffffffc0001050ULL, 0), 11);
+	at(&b, lb_map_out(&b, PMCLOG_PID_KERNEL, 0xffffffffc0001000ULL, 0xffffffffc0002000ULL), 12);
+	at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffffc0009000ULL, 0xffffffffc000a000ULL,
+			 0, PMCLOG_MAP_F_KMODULE, "testmod"), 20);
+	at(&b, lb_ksymbol(&b, 0xffffffffc0009040ULL, 0x40, 0, "testmod_busy"), 20);
+	at(&b, lb_pcsample(&b, 1, 9, 9, 0xffffffffc0009060ULL, 0), 21);
+	rp = replay_log(&b, st, &seen);
+	assert_int_equal(seen.n, 4);
+	assert_string_equal(obj_path(&seen.s[0]), "[kernel]");
+	assert_int_equal(seen.s[0].objaddr, 0xffffffff81000180ULL);
+	sym = pmclog_symtab__lookup(seen.s[0].obj->logsyms, seen.s[0].objaddr);
+	assert_non_null(sym);
+	assert_string_equal(sym->name, "do_work");
+	assert_true(seen.s[1].hidden);
+	assert_ptr_equal(seen.s[2].obj, seen.s[3].obj);
+	assert_int_equal(seen.s[2].objaddr, 0x50);
+	assert_int_equal(seen.s[3].objaddr, 0x60);
+	sym = pmclog_symtab__lookup(seen.s[3].obj->logsyms, 0x60);
+	assert_non_null(sym);
+	assert_string_equal(sym->name, "testmod_busy");
+	assert_int_equal(pmclog_symtab__count(seen.s[3].obj->logsyms), 1);
+	assert_int_equal(pmclog_replay__stats(rp)->samples_hidden, 1);
+	pmclog_replay__free(rp);
+	pmclog_strings__free(st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_insert_find),
+		cmocka_unit_test(test_remove_split),
+		cmocka_unit_test(test_insert_replaces),
+		cmocka_unit_test(test_procmaps),
+		cmocka_unit_test(test_replay_reuse),
+		cmocka_unit_test(test_replay_late_samples),
+		cmocka_unit_test(test_replay_fork_exec_exit),
+		cmocka_unit_test(test_replay_kernel),
+	};
+
+	return cmocka_run_group_tests_name("maps", tests, NULL, NULL);
+}

@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the symbolizer against ELF files this test builds with
+ * cc: a PIE and a non-PIE program, a shared object, the same stripped to
+ * its .dynsym, and an ET_REL object laid out as a kernel module (core
+ * and .init text); the symbol tables themselves (zero-sized symbols,
+ * aliases, System.map and its stub); and a whole report (replay ->
+ * resolver -> rows, json, gprof files that binutils' gprof reads back).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "log_builder.h"
+#include "pmclog_reader.h"
+#include "pmclog_replay.h"
+#include "pmclog_report.h"
+#include "pmclog_resolve.h"
+#include "pmclog_symtab.h"
+
+static char dir[64];
+
+static const char source[] =
+	"__attribute__((noinline)) int alpha(int x) { int i; for (i = 0; i < x; i++) __asm__ volatile(\"\"); return i; }\n"
+	"__attribute__((noinline)) int beta(int x) { return alpha(x) + 1; }\n"
+	"__attribute__((noinline)) static int gamma_local(int x) { return beta(x) * 2; }\n"
+	"int (*keep)(int) = gamma_local;\n"
+	"#ifdef MAIN\nint main(int argc, char **argv) { (void)argv; return keep(argc); }\n#endif\n"
+	"#ifdef KMOD\n__attribute__((section(\".init.text\"), noinline)) int kinit(void) { return beta(3); }\n"
+	"__attribute__((section(\".exit.text\"), noinline)) void kexit(void) { keep = 0; }\n#endif\n";
+
+static void run(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (system(cmd) != 0)
+		fail_msg("command failed: %s", cmd);
+}
+
+static int setup(void **state)
+{
+	FILE *f;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/pmclog-symtab-XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	f = fopen(strcat(strcpy((char[96]){ 0 }, dir), "/t.c"), "w");
+	if (!f)
+		return -1;
+	fputs(source, f);
+	fclose(f);
+	run("cd %s && cc -O1 -g -DMAIN -fPIE -pie -o pie t.c", dir);
+	run("cd %s && cc -O1 -g -DMAIN -fno-pie -no-pie -o nopie t.c", dir);
+	run("cd %s && cc -O1 -g -fPIC -shared -o libt.so t.c", dir);
+	run("cd %s && strip -o libt-stripped.so libt.so", dir);
+	run("cd %s && cc -O1 -DKMOD -fno-pie -mcmodel=kernel -c -o kmod.ko t.c", dir);
+	run("cd %s && xz -k kmod.ko", dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (!getenv("PMCLOG_TEST_KEEP"))
+		run("rm -rf %s", dir);
+	return 0;
+}
+
+/* The value of symbol name in file, by nm. */
+static __u64 nm_value(const char *file, const char *name)
+{
+	char cmd[512], line[256];
+	unsigned long long v = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm %s/%s | awk '$3 == \"%s\" { print $1 }'", dir, file, name);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	if (fgets(line, sizeof(line), p))
+		v = strtoull(line, NULL, 16);
+	pclose(p);
+	return v;
+}
+
+static struct pmclog_elf *load(struct pmclog_strings *st, const char *file)
+{
+	char path[256], err[256];
+	struct pmclog_elf *e = NULL;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if (pmclog_elf__load(path, st, &e, err, sizeof(err)))
+		fail_msg("%s", err);
+	return e;
+}
+
+static void expect_sym(const struct pmclog_symtab *t, __u64 addr, const char *name)
+{
+	const struct pmclog_sym *s = pmclog_symtab__lookup(t, addr);
+
+	if (!s)
+		fail_msg("no symbol at 0x%llx, expected %s", (unsigned long long)addr, name);
+	assert_string_equal(s->name, name);
+}
+
+/* The file offset of vaddr, through e's segments (the inverse). */
+static __u64 file_offset(const struct pmclog_elf *e, __u64 vaddr)
+{
+	for (size_t i = 0; i < e->nsegs; i++)
+		if (vaddr >= e->segs[i].vaddr && vaddr - e->segs[i].vaddr < e->segs[i].filesz)
+			return vaddr - e->segs[i].vaddr + e->segs[i].offset;
+	fail_msg("0x%llx in no segment", (unsigned long long)vaddr);
+	return 0;
+}
+
+static void check_program(const char *file, enum pmclog_elf_type type)
+{
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_elf *e = load(st, file);
+	__u64 a = nm_value(file, "alpha"), g = nm_value(file, "gamma_local"), v = 0;
+
+	assert_int_equal(e->type, type);
+	assert_true(e->has_symtab);
+	expect_sym(e->text, a, "alpha");
+	expect_sym(e->text, a + 1, "alpha");
+	expect_sym(e->text, g, "gamma_local");
+	expect_sym(e->text, nm_value(file, "beta"), "beta");
+	/* What a MAP_IN offset goes through. */
+	assert_true(pmclog_elf__offset_to_vaddr(e, file_offset(e, a + 2), &v));
+	assert_int_equal(v, a + 2);
+	/* Interned: one pointer per name. */
+	assert_ptr_equal(pmclog_symtab__lookup(e->text, a)->name,
+			 pmclog_strings__intern(st, "alpha"));
+	pmclog_elf__free(e);
+	pmclog_strings__free(st);
+}
+
+static void test_pie(void **state)
+{
+	(void)state;
+	check_program("pie", PMCLOG_ELF_DYN);
+}
+
+static void test_nopie(void **state)
+{
+	(void)state;
+	check_program("nopie", PMCLOG_ELF_EXEC);
+}
+
+static void test_shared(void **state)
+{
+	(void)state;
+	check_program("libt.so", PMCLOG_ELF_DYN);
+}
+
+/* Stripped: .dynsym only; exported functions named, static ones not. */
+static void test_stripped(void **state)
+{
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_elf *e = load(st, "libt-stripped.so");
+	__u64 a = nm_value("libt.so", "alpha"), g = nm_value("libt.so", "gamma_local");
+	const struct pmclog_sym *s;
+
+	(void)state;
+	assert_false(e->has_symtab);
+	expect_sym(e->text, a, "alpha");
+	/* gamma_local has no symbol: not named after a neighbour. */
+	s = pmclog_symtab__lookup(e->text, g);
+	assert_true(!s || strcmp(s->name, "gamma_local"));
+	assert_true(!s || s->addr + s->size <= g || !strcmp(s->name, "beta") ||
+		    !strcmp(s->name, "alpha") ? 1 : 0);
+	pmclog_elf__free(e);
+	pmclog_strings__free(st);
+}
+
+/* ET_REL: core text offsets, .init.text in its own table; and .xz. */
+static void check_kmod(const char *file)
+{
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_elf *e = load(st, file);
+
+	assert_int_equal(e->type, PMCLOG_ELF_REL);
+	expect_sym(e->text, nm_value("kmod.ko", "alpha"), "alpha");
+	expect_sym(e->text, nm_value("kmod.ko", "beta"), "beta");
+	expect_sym(e->init, 0, "kinit");
+	/* .exit.text is core text, laid out after .text. */
+	assert_non_null(pmclog_symtab__lookup(e->text, e->text_size - 1));
+	assert_true(e->init_size > 0);
+	pmclog_elf__free(e);
+	pmclog_strings__free(st);
+}
+
+static void test_kmod(void **state)
+{
+	(void)state;
+	check_kmod("kmod.ko");
+	check_kmod("kmod.ko.xz");
+}
+
+static void test_not_elf(void **state)
+{
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_elf *e = NULL;
+	char path[256], err[256];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/t.c", dir);
+	assert_int_equal(pmclog_elf__load(path, st, &e, err, sizeof(err)), -ENOEXEC);
+	assert_non_null(strstr(err, "t.c"));
+	snprintf(path, sizeof(path), "%s/missing", dir);
+	assert_int_equal(pmclog_elf__load(path, st, &e, err, sizeof(err)), -ENOENT);
+	pmclog_strings__free(st);
+}
+
+static void test_symtab_sizes(void **state)
+{
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_symtab *t = pmclog_symtab__new();
+
+	(void)state;
+	pmclog_symtab__add(t, 0x100, 0, pmclog_strings__intern(st, "a"), PMCLOG_SYM_GLOBAL);
+	pmclog_symtab__add(t, 0x200, 0x10, pmclog_strings__intern(st, "b"), PMCLOG_SYM_GLOBAL);
+	pmclog_symtab__add(t, 0x200, 0x10, pmclog_strings__intern(st, "b_alias"), PMCLOG_SYM_WEAK);
+	pmclog_symtab__add(t, 0x300, 0, pmclog_strings__intern(st, "c"), PMCLOG_SYM_LOCAL);
+	pmclog_symtab__finish(t, 0x380);
+	assert_int_equal(pmclog_symtab__count(t), 3);
+	expect_sym(t, 0x1ff, "a");		/* zero-sized: up to b */
+	expect_sym(t, 0x20f, "b");		/* the global of the aliases */
+	assert_null(pmclog_symtab__lookup(t, 0x210));	/* past b's size */
+	expect_sym(t, 0x37f, "c");		/* the last: up to the limit */
+	assert_null(pmclog_symtab__lookup(t, 0x380));
+	assert_null(pmclog_symtab__lookup(t, 0xff));
+	pmclog_symtab__free(t);
+	pmclog_strings__free(st);
+}
+
+static void test_sysmap(void **state)
+{
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_symtab *t = NULL;
+	char path[256], err[256];
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/System.map", dir);
+	f = fopen(path, "w");
+	fprintf(f, "ffffffffffffffff B The real System.map is in the linux-image-6.1-dbg package\n");
+	fclose(f);
+	assert_int_equal(pmclog_sysmap__load(path, st, &t, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "stub"));
+	f = fopen(path, "w");
+	for (int i = 0; i < 200; i++)
+		fprintf(f, "%llx %c fn%d\n", 0xffffffff81000000ULL + i * 0x40, i % 2 ? 't' : 'T', i);
+	fprintf(f, "ffffffff82000000 D some_data\n");
+	fclose(f);
+	assert_int_equal(pmclog_sysmap__load(path, st, &t, err, sizeof(err)), 0);
+	assert_int_equal(pmclog_symtab__count(t), 200);
+	expect_sym(t, 0xffffffff81000045ULL, "fn1");
+	pmclog_symtab__free(t);
+	pmclog_strings__free(st);
+}
+
+/* ------------------------------------------------------------------ */
+/* A whole report, and gprof                                          */
+
+#define BASE	0x555555554000ULL
+
+struct report_run {
+	struct pmclog_strings *st;
+	struct pmclog_replay *rp;
+	struct pmclog_resolver *res;
+	struct pmclog_report *rep;
+};
+
+static void report_run(struct report_run *rr, struct logbuf *b, const char *root)
+{
+	struct pmclog_resolver_opts ro = { .root = root };
+	struct pmclog_report_opts o = {
+		.keys = { PMCLOG_SORT_DSO, PMCLOG_SORT_SYM }, .nkeys = 2,
+	};
+	struct pmclog_reader *r = pmclog_reader__new(NULL);
+	struct pmclog_record rec;
+
+	rr->st = pmclog_strings__new();
+	rr->rp = pmclog_replay__new(rr->st);
+	rr->res = pmclog_resolver__new(rr->st, &ro);
+	rr->rep = pmclog_report__new(rr->st, rr->rp, rr->res, &o);
+	pmclog_reader__feed(r, b->data, b->len);
+	pmclog_reader__feed_eof(r);
+	while (pmclog_reader__next(r, &rec) == 1)
+		assert_int_equal(pmclog_replay__add(rr->rp, &rec), 0);
+	pmclog_reader__free(r);
+	assert_int_equal(pmclog_replay__run(rr->rp, pmclog_report__sample, rr->rep), 0);
+	assert_int_equal(pmclog_report__finish(rr->rep), 0);
+}
+
+static void report_free(struct report_run *rr)
+{
+	pmclog_report__free(rr->rep);
+	pmclog_resolver__free(rr->res);
+	pmclog_replay__free(rr->rp);
+	pmclog_strings__free(rr->st);
+}
+
+/* A log of the nopie program mapped whole at BASE: 30 alpha, 10 beta. */
+static void program_log(struct logbuf *b, const char *path, struct pmclog_elf *e)
+{
+	__u64 a = file_offset(e, nm_value("nopie", "alpha"));
+	__u64 bt = file_offset(e, nm_value("nopie", "beta"));
+
+	lb_initialize(b);
+	lb_pmcallocate(b, 1, PMCLOG_EV_CPU_CLOCK, PMCLOG_PMC_F_FREQ, 1000, "cpu-clock");
+	lb_map_in(b, 3, BASE, BASE + 0x100000, 0, 0, path);
+	lb_map_in(b, 3, BASE + 0x200000, BASE + 0x201000, 0, 0, "/no/such/lib.so");
+	for (int i = 0; i < 30; i++)
+		lb_pcsample(b, i % 2, 3, 3, BASE + a + (i % 3), 1);
+	for (int i = 0; i < 10; i++)
+		lb_pcsample(b, 0, 3, 3, BASE + bt, 1);
+	lb_pcsample(b, 0, 3, 3, BASE + 0x200010, 1);
+	lb_pcsample(b, 0, 3, 3, 0x1234, 1);
+	lb_closelog(b, 42, 0, 0);
+}
+
+static void test_report_rows(void **state)
+{
+	static struct logbuf b;
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_elf *e = load(st, "nopie");
+	struct report_run rr;
+	const struct pmclog_row *row;
+	char path[256];
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	snprintf(path, sizeof(path), "/nopie");
+	program_log(&b, path, e);
+	report_run(&rr, &b, dir);	/* -r dir: /nopie is dir/nopie */
+	assert_int_equal(pmclog_report__nrows(rr.rep), 4);
+	row = pmclog_report__row(rr.rep, 0);
+	assert_int_equal(row->samples, 30);
+	assert_string_equal(row->object, "nopie");
+	assert_string_equal(row->symbol, "alpha");
+	assert_false(row->kernel);
+	row = pmclog_report__row(rr.rep, 1);
+	assert_string_equal(row->symbol, "beta");
+	/* Not found: path and offset; no map: [unknown] and the pc. */
+	row = pmclog_report__row(rr.rep, 2);
+	assert_string_equal(row->object, "[unknown]");
+	assert_string_equal(row->symbol, "0x1234");
+	row = pmclog_report__row(rr.rep, 3);
+	assert_string_equal(row->object, "lib.so [not found]");
+	assert_string_equal(row->symbol, "0x10");
+	assert_int_equal(pmclog_report__stats(rr.rep)->resolved, 40);
+	assert_int_equal(pmclog_report__stats(rr.rep)->no_object, 1);
+	assert_int_equal(pmclog_report__stats(rr.rep)->no_function, 1);
+	assert_int_equal(pmclog_report__stats(rr.rep)->objects_not_found, 1);
+	assert_int_equal(pmclog_report__print(rr.rep, "yaml", stdout), -EINVAL);
+	report_free(&rr);
+	pmclog_elf__free(e);
+	pmclog_strings__free(st);
+}
+
+/* The profile gprof prints from the files -g writes. */
+static void test_gprof(void **state)
+{
+	static struct logbuf b;
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_elf *e = load(st, "nopie");
+	char path[128], gdir[128], map[128], err[256], line[512];
+	struct report_run rr;
+	int alpha_pct = -1, beta_pct = -1;
+	FILE *p;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	snprintf(path, sizeof(path), "%s/nopie", dir);
+	program_log(&b, path, e);
+	report_run(&rr, &b, NULL);
+	snprintf(gdir, sizeof(gdir), "%s/gmon", dir);
+	snprintf(map, sizeof(map), "%s/gmon.map", dir);
+	assert_int_equal(pmclog_report__write_gmon(rr.rep, gdir, map, err, sizeof(err)), 0);
+	snprintf(line, sizeof(line), "gprof -b -p %s %s/nopie.gmon", path, gdir);
+	p = popen(line, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		float pct;
+		char name[64];
+
+		if (sscanf(line, "%f %*f %*f %63s", &pct, name) != 2)
+			continue;
+		if (!strcmp(name, "alpha"))
+			alpha_pct = (int)(pct + 0.5f);
+		else if (!strcmp(name, "beta"))
+			beta_pct = (int)(pct + 0.5f);
+	}
+	assert_int_equal(pclose(p), 0);
+	assert_int_equal(alpha_pct, 75);
+	assert_int_equal(beta_pct, 25);
+	p = fopen(map, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(line, sizeof(line), p));
+	fclose(p);
+	assert_non_null(strstr(line, "nopie.gmon"));
+	assert_non_null(strstr(line, path));
+	report_free(&rr);
+	pmclog_elf__free(e);
+	pmclog_strings__free(st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pie),
+		cmocka_unit_test(test_nopie),
+		cmocka_unit_test(test_shared),
+		cmocka_unit_test(test_stripped),
+		cmocka_unit_test(test_kmod),
+		cmocka_unit_test(test_not_elf),
+		cmocka_unit_test(test_symtab_sizes),
+		cmocka_unit_test(test_sysmap),
+		cmocka_unit_test(test_report_rows),
+		cmocka_unit_test(test_gprof),
+	};
+
+	return cmocka_run_group_tests_name("symtab", tests, setup, teardown);
+}

@@ -1,0 +1,52 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 120
+#
+# Attaching to a process that is already running (-p PID): its executable
+# mappings are in the log, flagged INITIAL, ahead of its first sample, so
+# that it resolves from the first sample on; the recording ends when the
+# process exits, with its PROCEXIT.
+# shellcheck source=tests/vm/lib.sh
+. /lib/vmtest/lib.sh
+require_module
+require_tool
+module_load || bail "load pmclog.ko"
+
+SECS=3
+HZ_REQ=1000
+LOG=$OUT/attach.pmclog
+TXT=$OUT/attach.txt
+
+/bin/busy -p "$OUT/busy.pid" "$SECS" >/dev/null 2>&1 &
+bg=$!
+wait_for 5 test -s "$OUT/busy.pid" || bail "busy started"
+pid=$(cat "$OUT/busy.pid")
+sleep 0.5
+grep ' r-xp .*/bin/busy$' "/proc/$pid/maps" >"$OUT/busy.maps"
+
+bounded 30 pmclog record -p "$pid" -F "$HZ_REQ" -o "$LOG" >"$OUT/record.out" 2>"$OUT/record.err"
+is "$?" 0 "pmclog record -p $pid exits 0 when busy exits" ||
+	diag "record: $(tail -n 3 "$OUT/record.err")"
+wait "$bg"
+dump_log "$LOG" "$TXT" || diag "dump: $(tail -n 3 "$TXT.err")"
+
+# Position (line) and stamp of busy's INITIAL text MAP_IN and of its first sample.
+set -- $(kv_awk "$TXT" '
+	$1 == "MAP_IN" && f["pid"] == '"$pid"' && f["path"] == "/bin/busy" && !m { m = NR; mt = f["ts"]; fl = f["flags"]; s = f["start"] }
+	$1 == "PCSAMPLE" && f["pid"] == '"$pid"' && !p { p = NR; pt = f["ts"] }
+	END { print m + 0, p + 0, mt + 0, pt + 0, fl, s }')
+at_least "$1" 1 "MAP_IN of /bin/busy for pid $pid is in the log"
+is "$5" 0x4 "it is flagged INITIAL (0x4)"
+want=$(printf '0x%x' "$((0x$(cut -d- -f1 "$OUT/busy.maps")))")
+is "$6" "$want" "its start is the r-xp line of /proc/$pid/maps"
+at_least "$2" 1 "busy has samples"
+[ "$1" -gt 0 ] && [ "$2" -gt "$1" ] && ok "the MAP_IN comes before the first sample in the file" ||
+	not_ok "the MAP_IN comes before the first sample in the file (lines $1, $2)"
+[ "$3" -le "$4" ] && ok "and in time" || not_ok "and in time ($3 > $4)"
+is "$(kv_awk "$TXT" '$1 == "PROCEXIT" && f["pid"] == '"$pid"' { n++ } END { print n + 0 }')" 1 \
+	"PROCEXIT of pid $pid"
+is "$(last_type "$TXT")" CLOSELOG "last record is CLOSELOG"
+n=$(count_type "$TXT" PCSAMPLE)
+# About SECS - 0.5 s of busy time at HZ_REQ; see 20-system for the band.
+in_band "$n" $(((SECS * 10 - 5) * HZ_REQ / 10 * 30 / 100)) $((SECS * HZ_REQ * 150 / 100)) \
+	"PCSAMPLE count is about the attached time x $HZ_REQ Hz"

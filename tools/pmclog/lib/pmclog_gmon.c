@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libpmclog gprof output: a gmon.out file per object (a histogram record
+ * over the sampled address range), as pmcstat -g writes them, readable
+ * by binutils' gprof against the object's ELF file.
+ *
+ * Layout (binutils gmon_out.h): "gmon", version 1, 12 spare bytes; then
+ * tag GMON_TAG_TIME_HIST (0), low_pc and high_pc (8 bytes each on a
+ * 64-bit target), hist_size and prof_rate (4 bytes), dimension (15
+ * bytes) and its abbreviation (1), then hist_size 16-bit bins, all in the
+ * host's byte order (that of the profiled machine).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "pmclog_report_int.h"
+
+#define GMON_TAG_TIME_HIST	0
+#define GMON_MAX_BINS		(1U << 22)
+
+struct gmon_hist {
+	__u64 low, high;
+	__u64 binsz;
+	__u32 nbins;
+	__u16 *bins;
+	__u64 clamped;	/* samples lost to 16-bit bins */
+};
+
+static void put_bytes(FILE *f, const void *p, size_t n)
+{
+	fwrite(p, 1, n, f);
+}
+
+static int gmon_write_file(const char *path, const struct gmon_hist *h,
+			   __u32 rate)
+{
+	char hdr[20] = "gmon", dimen[15] = "seconds";
+	__u32 version = 1, n = h->nbins;
+	unsigned char tag = GMON_TAG_TIME_HIST;
+	char abbrev = 's';
+	FILE *f = fopen(path, "we");
+
+	if (!f)
+		return -errno;
+	memcpy(hdr + 4, &version, sizeof(version));
+	put_bytes(f, hdr, sizeof(hdr));
+	put_bytes(f, &tag, 1);
+	put_bytes(f, &h->low, sizeof(h->low));
+	put_bytes(f, &h->high, sizeof(h->high));
+	put_bytes(f, &n, sizeof(n));
+	put_bytes(f, &rate, sizeof(rate));
+	put_bytes(f, dimen, sizeof(dimen));
+	put_bytes(f, &abbrev, 1);
+	put_bytes(f, h->bins, (size_t)n * sizeof(*h->bins));
+	if (ferror(f)) {
+		fclose(f);
+		return -EIO;
+	}
+	return fclose(f) ? -errno : 0;
+}
+
+/* The histogram of obj's samples, over the range they span. */
+static int gmon_hist(const struct pmclog_report *rep,
+		     const struct pmclog_object *obj, struct gmon_hist *h)
+{
+	__u64 lo = UINT64_MAX, hi = 0;
+
+	memset(h, 0, sizeof(*h));
+	for (size_t i = 0; i < rep->nents; i++) {
+		const struct res_ent *e = &rep->ents[i];
+
+		if (e->obj != obj || !e->has_vaddr)
+			continue;
+		lo = e->addr < lo ? e->addr : lo;
+		hi = e->addr > hi ? e->addr : hi;
+	}
+	if (lo > hi)
+		return 0;
+	h->binsz = 2;	/* gprof's UNIT: finer bins are summed wrongly */
+	while ((hi - (lo & ~(h->binsz - 1))) / h->binsz + 1 > GMON_MAX_BINS)
+		h->binsz *= 2;
+	h->low = lo & ~(h->binsz - 1);
+	h->nbins = (__u32)((hi - h->low) / h->binsz + 1);
+	h->high = h->low + (__u64)h->nbins * h->binsz;
+	h->bins = calloc(h->nbins, sizeof(*h->bins));
+	if (!h->bins)
+		return -ENOMEM;
+	for (size_t i = 0; i < rep->nents; i++) {
+		const struct res_ent *e = &rep->ents[i];
+		__u16 *b;
+		__u64 room;
+
+		if (e->obj != obj || !e->has_vaddr)
+			continue;
+		b = &h->bins[(e->addr - h->low) / h->binsz];
+		room = UINT16_MAX - *b;
+		h->clamped += e->count > room ? e->count - room : 0;
+		*b += (__u16)(e->count > room ? room : e->count);
+	}
+	return 1;
+}
+
+/* DIR/NAME.gmon for obj, unique among the files already written. */
+static void gmon_name(const struct pmclog_object *obj, char *buf, size_t len,
+		      const char *dir, unsigned int seq)
+{
+	const char *base = strrchr(obj->path, '/');
+
+	base = base ? base + 1 : obj->path;
+	if (obj->kind == PMCLOG_OBJ_KERNEL)
+		base = "kernel";
+	if (seq)
+		snprintf(buf, len, "%s/%s~%u.gmon", dir, base, seq);
+	else
+		snprintf(buf, len, "%s/%s.gmon", dir, base);
+}
+
+static int gmon_object(const struct pmclog_report *rep,
+		       const struct pmclog_object *obj, const char *dir,
+		       FILE *map, unsigned int seq, char *err, size_t errlen)
+{
+	const struct pmclog_replay_stats *st = pmclog_replay__stats(rep->replay);
+	__u32 rate = st->freq && st->period <= UINT32_MAX ? (__u32)st->period : 1000;
+	struct gmon_hist h;
+	char path[4096];
+	int ret;
+
+	ret = gmon_hist(rep, obj, &h);
+	if (ret <= 0)
+		return ret;
+	gmon_name(obj, path, sizeof(path), dir, seq);
+	ret = gmon_write_file(path, &h, rate);
+	free(h.bins);
+	if (ret) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (map)
+		fprintf(map, "%s %s\n", path, pmclog_resolver__file(obj));
+	if (h.clamped)
+		fprintf(stderr, "pmclog report: %s: %llu samples beyond gprof's 65535 per bin were left out\n",
+			path, (unsigned long long)h.clamped);
+	return 0;
+}
+
+/* How many objects before obj have obj's file name. */
+static unsigned int name_seq(const struct pmclog_report *rep, size_t idx)
+{
+	const struct pmclog_object *obj = pmclog_replay__object(rep->replay, idx);
+	const char *b = strrchr(obj->path, '/');
+	unsigned int n = 0;
+
+	b = b ? b + 1 : obj->path;
+	for (size_t i = 0; i < idx; i++) {
+		const struct pmclog_object *o = pmclog_replay__object(rep->replay, i);
+		const char *ob = strrchr(o->path, '/');
+
+		ob = ob ? ob + 1 : o->path;
+		if (!strcmp(ob, b) && pmclog_resolver__elf(o))
+			n++;
+	}
+	return n;
+}
+
+int pmclog_report__write_gmon(const struct pmclog_report *rep, const char *dir,
+			      const char *mapfile, char *err, size_t errlen)
+{
+	size_t n = pmclog_replay__nobjects(rep->replay);
+	FILE *map = NULL;
+	int ret = 0;
+
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	if (mapfile && !(map = fopen(mapfile, "we"))) {
+		snprintf(err, errlen, "cannot create %s: %s", mapfile, strerror(errno));
+		return -errno;
+	}
+	for (size_t i = 0; i < n && !ret; i++) {
+		const struct pmclog_object *o = pmclog_replay__object(rep->replay, i);
+
+		if (pmclog_resolver__elf(o))
+			ret = gmon_object(rep, o, dir, map, name_seq(rep, i), err, errlen);
+	}
+	if (map && fclose(map) && !ret) {
+		snprintf(err, errlen, "cannot write %s: %s", mapfile, strerror(errno));
+		ret = -EIO;
+	}
+	return ret;
+}

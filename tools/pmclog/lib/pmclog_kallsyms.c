@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libpmclog kallsyms: /proc/kallsyms text symbols as KSYMBOL records.
+ * See pmclog_kallsyms.h.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/pmclog.h>
+
+#include "pmclog_kallsyms.h"
+
+#define KSYM_NAME_MAX	512
+
+struct ksym {
+	__u64 addr;
+	__u64 size;
+	size_t name;	/* offset in names */
+	size_t module;	/* offset in names of "[mod]", or SIZE_MAX */
+};
+
+struct pmclog_kallsyms {
+	struct ksym *syms;
+	size_t count, cap;
+	char *names;
+	size_t names_len, names_cap;
+	bool any_address;
+};
+
+void pmclog_kallsyms__free(struct pmclog_kallsyms *ks)
+{
+	if (!ks)
+		return;
+	free(ks->syms);
+	free(ks->names);
+	free(ks);
+}
+
+size_t pmclog_kallsyms__count(const struct pmclog_kallsyms *ks)
+{
+	return ks->count;
+}
+
+static int add_name(struct pmclog_kallsyms *ks, const char *s, size_t *off)
+{
+	size_t n = strlen(s) + 1;
+
+	if (ks->names_len + n > ks->names_cap) {
+		size_t cap = ks->names_cap ? ks->names_cap * 2 : 1 << 20;
+		char *p;
+
+		while (cap < ks->names_len + n)
+			cap *= 2;
+		p = realloc(ks->names, cap);
+		if (!p)
+			return -ENOMEM;
+		ks->names = p;
+		ks->names_cap = cap;
+	}
+	memcpy(ks->names + ks->names_len, s, n);
+	*off = ks->names_len;
+	ks->names_len += n;
+	return 0;
+}
+
+/* One line: "ffffffff81000000 T _stext" or "... t name\t[module]". */
+static int parse_line(struct pmclog_kallsyms *ks, const char *line,
+		      size_t *last_module, char *last_mod_name)
+{
+	char type, name[KSYM_NAME_MAX], mod[KSYM_NAME_MAX] = "";
+	unsigned long long addr;
+	struct ksym *k;
+
+	if (sscanf(line, "%llx %c %511s %511s", &addr, &type, name, mod) < 3 ||
+	    !strchr("tTwW", type))
+		return 0;
+	if (addr)
+		ks->any_address = true;
+	if (ks->count == ks->cap) {
+		size_t cap = ks->cap ? ks->cap * 2 : 65536;
+		struct ksym *p = realloc(ks->syms, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		ks->syms = p;
+		ks->cap = cap;
+	}
+	k = &ks->syms[ks->count];
+	k->addr = addr;
+	k->size = 0;
+	k->module = SIZE_MAX;
+	/* Modules come in runs: store each run's name once. */
+	if (mod[0] && strcmp(mod, last_mod_name)) {
+		if (add_name(ks, mod, last_module))
+			return -ENOMEM;
+		snprintf(last_mod_name, KSYM_NAME_MAX, "%s", mod);
+	}
+	if (mod[0])
+		k->module = *last_module;
+	if (add_name(ks, name, &k->name))
+		return -ENOMEM;
+	ks->count++;
+	return 0;
+}
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->module != y->module)
+		return x->module < y->module ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return 0;
+}
+
+/* Sizes: the distance to the next symbol of the same object. */
+static void set_sizes(struct pmclog_kallsyms *ks)
+{
+	qsort(ks->syms, ks->count, sizeof(*ks->syms), ksym_cmp);
+	for (size_t i = 0; i + 1 < ks->count; i++)
+		if (ks->syms[i + 1].module == ks->syms[i].module)
+			ks->syms[i].size = ks->syms[i + 1].addr - ks->syms[i].addr;
+}
+
+int pmclog_kallsyms__read(FILE *f, struct pmclog_kallsyms **out)
+{
+	struct pmclog_kallsyms *ks = calloc(1, sizeof(*ks));
+	char line[2 * KSYM_NAME_MAX + 64], last_mod_name[KSYM_NAME_MAX] = "";
+	size_t last_module = SIZE_MAX;
+	int ret = 0;
+
+	if (!ks)
+		return -ENOMEM;
+	while (!ret && fgets(line, sizeof(line), f))
+		ret = parse_line(ks, line, &last_module, last_mod_name);
+	if (!ret && ks->count && !ks->any_address)
+		ret = -EPERM;
+	if (ret) {
+		pmclog_kallsyms__free(ks);
+		return ret;
+	}
+	set_sizes(ks);
+	*out = ks;
+	return 0;
+}
+
+int pmclog_kallsyms__records(const struct pmclog_kallsyms *ks, __u64 tstamp,
+			     __u16 cpu, void **buf, size_t *len)
+{
+	size_t total = 0, off = 0;
+	unsigned char *p;
+
+	for (size_t i = 0; i < ks->count; i++)
+		total += (sizeof(struct pmclog_ksymbol) +
+			  strlen(ks->names + ks->syms[i].name) + 1 + 7) & ~(size_t)7;
+	p = calloc(1, total ? total : 1);
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < ks->count; i++) {
+		const char *name = ks->names + ks->syms[i].name;
+		struct pmclog_ksymbol *r = (void *)(p + off);
+		size_t n = (sizeof(*r) + strlen(name) + 1 + 7) & ~(size_t)7;
+
+		r->header = (struct pmclog_header){
+			.magic = PMCLOG_HEADER_MAGIC, .type = PMCLOG_TYPE_KSYMBOL,
+			.length = (__u16)n, .cpu = cpu, .flags = PMCLOG_HF_SYNTH,
+			.tstamp = tstamp,
+		};
+		r->pid = PMCLOG_PID_KERNEL;
+		r->start = ks->syms[i].addr;
+		r->size = ks->syms[i].size;
+		memcpy(r->name, name, strlen(name));
+		off += n;
+	}
+	*buf = p;
+	*len = total;
+	return 0;
+}

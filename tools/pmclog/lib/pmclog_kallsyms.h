@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libpmclog kallsyms: the kernel's text symbols, read from /proc/kallsyms
+ * by `pmclog record` and saved in the log as KSYMBOL records (with
+ * PMCLOG_HF_SYNTH), so that a report names kernel functions on any
+ * machine: Debian's /boot/System.map is a stub.
+ *
+ * Text symbols are types t, T, w and W; a symbol's size is the distance
+ * to the next symbol of the same object (the kernel, or one module), 0
+ * for the last one.
+ */
+#ifndef PMCLOG_KALLSYMS_H
+#define PMCLOG_KALLSYMS_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+struct pmclog_kallsyms;
+
+/*
+ * Read f (the format of /proc/kallsyms).  Return 0, -ENOMEM, or -EPERM
+ * when every address reads as 0 (kptr_restrict, no CAP_SYSLOG).
+ */
+int pmclog_kallsyms__read(FILE *f, struct pmclog_kallsyms **out);
+void pmclog_kallsyms__free(struct pmclog_kallsyms *ks);
+size_t pmclog_kallsyms__count(const struct pmclog_kallsyms *ks);
+
+/*
+ * The KSYMBOL records, one per symbol, with tstamp and cpu (those of the
+ * INITIALIZE record they follow), in a malloc'd buffer.
+ */
+int pmclog_kallsyms__records(const struct pmclog_kallsyms *ks, __u64 tstamp,
+			     __u16 cpu, void **buf, size_t *len);
+
+#endif /* PMCLOG_KALLSYMS_H */

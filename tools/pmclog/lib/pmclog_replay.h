@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libpmclog replay: put a log's records in time order and replay its
+ * maps, so that every sample is known as (pid, object, object address).
+ *
+ * The records are added as read (pmclog_replay__add() copies them), then
+ * pmclog_replay__run() sorts them by (tstamp, position in the log), as
+ * the ABI's "Order." paragraph asks, and replays them:
+ *
+ *   MAP_IN      pid's map gets [start, end) -> the object of path
+ *   MAP_OUT     removed, or split
+ *   PROCFORK    the child's maps are a copy of the parent's
+ *   PROCEXEC    pid's maps are emptied (the new image's MAP_INs follow)
+ *   PROCEXIT    pid's maps are kept, for samples taken before it
+ *   KSYMBOL     a function of the kernel object mapped at its address
+ *               then; one that arrives before its MAP_IN (the recorder's,
+ *               written after INITIALIZE) waits for it
+ *   PCSAMPLE    looked up in pid's maps (user) or the kernel's (pid -1)
+ *
+ * An object is one file path (or "[kernel]", a module name, "[vdso]"):
+ * the same library mapped twice, or a module loaded twice at another
+ * address, is one object with one symbol table.  Object addresses are
+ * MAP_IN's offset arithmetic: file offsets for files, link-time
+ * addresses for "[kernel]", offsets in the text for modules.
+ */
+#ifndef PMCLOG_REPLAY_H
+#define PMCLOG_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/pmclog.h>
+
+#include "pmclog_reader.h"
+#include "pmclog_symtab.h"
+
+enum pmclog_obj_kind {
+	PMCLOG_OBJ_FILE = 1,	/* a file mapping of a process */
+	PMCLOG_OBJ_ANON,	/* anonymous or special ([vdso]) code */
+	PMCLOG_OBJ_KERNEL,	/* "[kernel]" */
+	PMCLOG_OBJ_KMODULE,	/* a module's core text */
+	PMCLOG_OBJ_KMODULE_INIT,	/* a module's .init text */
+};
+
+struct pmclog_object {
+	const char *path;		/* interned, as the log names it */
+	enum pmclog_obj_kind kind;
+	struct pmclog_symtab *logsyms;	/* from KSYMBOL; NULL if none */
+	__u64 limit;			/* highest object address mapped */
+	void *priv;			/* for the resolver (pmclog_resolve.h) */
+};
+
+struct pmclog_sample_loc {
+	__u64 tstamp;
+	__u64 pc;
+	__u32 pid;
+	__u32 tid;
+	__u32 cpu;
+	bool user;
+	bool hidden;	/* kernel sample with pc 0: no CAP_SYSLOG at record time */
+	struct pmclog_object *obj;	/* NULL: no map held pc */
+	__u64 objaddr;
+};
+
+#define PMCLOG_REPLAY_TYPES	(PMCLOG_TYPE_MAX_KNOWN + 2)	/* last: newer types */
+
+struct pmclog_replay_stats {
+	__u64 records[PMCLOG_REPLAY_TYPES];
+	__u64 samples;
+	__u64 samples_user;
+	__u64 samples_kernel;
+	__u64 samples_hidden;
+	__u64 samples_no_object;
+	__u64 drop_samples;	/* sum of DROPNOTIFY */
+	__u64 drop_records;
+	bool closelog;
+	__u64 close_samples, close_samples_dropped, close_records_dropped;
+	__u64 ksymbols_unmapped;	/* KSYMBOL inside no kernel map, ever */
+	__u64 maps_bad;			/* MAP_IN/MAP_OUT with end <= start */
+	__u32 abi_version;
+	__u64 period;
+	bool freq;
+	const char *event;		/* interned PMCALLOCATE name, or NULL */
+};
+
+struct pmclog_replay;
+
+typedef int (*pmclog_replay_sample_fn)(void *ctx,
+				       const struct pmclog_sample_loc *s);
+
+struct pmclog_replay *pmclog_replay__new(struct pmclog_strings *strings);
+void pmclog_replay__free(struct pmclog_replay *r);
+
+/* Copy one record (as pmclog_reader__next() returned it). */
+int pmclog_replay__add(struct pmclog_replay *r, const struct pmclog_record *rec);
+
+/*
+ * Sort and replay; fn sees every PCSAMPLE, in time order.  A non-zero
+ * return from fn stops the replay and is returned.  Run once.
+ */
+int pmclog_replay__run(struct pmclog_replay *r, pmclog_replay_sample_fn fn,
+		       void *ctx);
+
+const struct pmclog_replay_stats *pmclog_replay__stats(const struct pmclog_replay *r);
+size_t pmclog_replay__nobjects(const struct pmclog_replay *r);
+struct pmclog_object *pmclog_replay__object(const struct pmclog_replay *r,
+					    size_t i);
+/* The path of pid's last PROCEXEC (interned), or NULL. */
+const char *pmclog_replay__comm(const struct pmclog_replay *r, __u32 pid);
+
+#endif /* PMCLOG_REPLAY_H */

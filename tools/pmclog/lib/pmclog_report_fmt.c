@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libpmclog report formats, a table of printers (as pmcstat's plugins),
+ * and the conversion statistics.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "pmclog_report_int.h"
+
+struct report_format {
+	const char *name;
+	void (*print)(const struct pmclog_report *rep, FILE *f);
+};
+
+static double percent(const struct pmclog_report *rep, __u64 n)
+{
+	return rep->stats.samples ? 100.0 * (double)n / (double)rep->stats.samples : 0;
+}
+
+static const char *key_name(enum pmclog_sort_key k)
+{
+	switch (k) {
+	case PMCLOG_SORT_PID:
+		return "pid";
+	case PMCLOG_SORT_DSO:
+		return "dso";
+	default:
+		return "sym";
+	}
+}
+
+static const char *comm_of(const struct pmclog_row *r)
+{
+	const char *base;
+
+	if (!r->comm)
+		return "?";
+	base = strrchr(r->comm, '/');
+	return base ? base + 1 : r->comm;
+}
+
+/* ------------------------------------------------------------------ */
+/* text: like perf report --stdio                                     */
+
+static int object_width(const struct pmclog_report *rep)
+{
+	int w = 6;
+
+	for (size_t i = 0; i < rep->nrows; i++) {
+		int n = rep->rows[i].object ? (int)strlen(rep->rows[i].object) : 0;
+
+		if (n > w)
+			w = n;
+	}
+	return w > 48 ? 48 : w;
+}
+
+static void text_header(const struct pmclog_report *rep, FILE *f, int ow)
+{
+	const struct pmclog_replay_stats *st = pmclog_replay__stats(rep->replay);
+
+	fprintf(f, "# pmclog report: %llu samples", (unsigned long long)rep->stats.samples);
+	if (st->event)
+		fprintf(f, " of event '%s'", st->event);
+	fprintf(f, ", sorted by");
+	for (size_t i = 0; i < rep->opts.nkeys; i++)
+		fprintf(f, "%s%s", i ? "," : " ", key_name(rep->opts.keys[i]));
+	fprintf(f, "\n#\n# Overhead  Samples");
+	for (size_t i = 0; i < rep->opts.nkeys; i++) {
+		if (rep->opts.keys[i] == PMCLOG_SORT_PID)
+			fprintf(f, "  %-20s", "Pid:Command");
+		else if (rep->opts.keys[i] == PMCLOG_SORT_DSO)
+			fprintf(f, "  %-*s", ow, "Object");
+		else
+			fprintf(f, "  Symbol");
+	}
+	fprintf(f, "\n#\n");
+}
+
+static void text_print(const struct pmclog_report *rep, FILE *f)
+{
+	int ow = object_width(rep);
+	char pidbuf[64];
+
+	text_header(rep, f, ow);
+	for (size_t i = 0; i < rep->nrows; i++) {
+		const struct pmclog_row *r = &rep->rows[i];
+
+		fprintf(f, "  %6.2f%%  %7llu", percent(rep, r->samples),
+			(unsigned long long)r->samples);
+		for (size_t k = 0; k < rep->opts.nkeys; k++) {
+			switch (rep->opts.keys[k]) {
+			case PMCLOG_SORT_PID:
+				snprintf(pidbuf, sizeof(pidbuf), "%u:%s", r->pid, comm_of(r));
+				fprintf(f, "  %-20s", pidbuf);
+				break;
+			case PMCLOG_SORT_DSO:
+				fprintf(f, "  %-*s", ow, r->object);
+				break;
+			default:
+				fprintf(f, "  [%c] %s", r->kernel ? 'k' : '.', r->symbol);
+				break;
+			}
+		}
+		fputc('\n', f);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* json                                                               */
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_row(const struct pmclog_report *rep, const struct pmclog_row *r,
+		     FILE *f)
+{
+	fprintf(f, "    {\"percent\": %.4f, \"samples\": %llu", percent(rep, r->samples),
+		(unsigned long long)r->samples);
+	for (size_t k = 0; k < rep->opts.nkeys; k++) {
+		switch (rep->opts.keys[k]) {
+		case PMCLOG_SORT_PID:
+			fprintf(f, ", \"pid\": %u, \"command\": ", r->pid);
+			if (r->comm)
+				json_str(f, r->comm);
+			else
+				fprintf(f, "null");
+			break;
+		case PMCLOG_SORT_DSO:
+			fprintf(f, ", \"object\": ");
+			json_str(f, r->object);
+			break;
+		default:
+			fprintf(f, ", \"symbol\": ");
+			json_str(f, r->symbol);
+			break;
+		}
+	}
+	fprintf(f, ", \"mode\": \"%s\"}", r->kernel ? "kernel" : "user");
+}
+
+static void json_stats(const struct pmclog_report *rep, FILE *f)
+{
+	const struct pmclog_replay_stats *st = pmclog_replay__stats(rep->replay);
+	const struct pmclog_report_stats *rs = &rep->stats;
+	bool first = true;
+
+	fprintf(f, "  \"stats\": {\n    \"abi\": \"%u.%u.%u\",\n    \"event\": ",
+		PMCLOG_ABI_VERSION_MAJOR(st->abi_version),
+		PMCLOG_ABI_VERSION_MINOR(st->abi_version),
+		PMCLOG_ABI_VERSION_PATCH(st->abi_version));
+	if (st->event)
+		json_str(f, st->event);
+	else
+		fprintf(f, "null");
+	fprintf(f, ",\n    \"records\": {");
+	for (unsigned int t = 1; t < PMCLOG_REPLAY_TYPES; t++) {
+		const char *name = pmclog_type_name(t);
+
+		if (!st->records[t])
+			continue;
+		fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", name ? name : "newer",
+			(unsigned long long)st->records[t]);
+		first = false;
+	}
+	fprintf(f, "},\n    \"samples\": %llu, \"resolved\": %llu, \"unknown_object\": %llu, \"unknown_function\": %llu, \"kernel_address_hidden\": %llu, \"filtered_out\": %llu,\n",
+		(unsigned long long)rs->samples, (unsigned long long)rs->resolved,
+		(unsigned long long)rs->no_object, (unsigned long long)rs->no_function,
+		(unsigned long long)rs->hidden, (unsigned long long)rs->filtered_out);
+	fprintf(f, "    \"objects\": %zu, \"objects_not_found\": %zu,\n",
+		rs->objects, rs->objects_not_found);
+	fprintf(f, "    \"dropped_samples\": %llu, \"dropped_records\": %llu, \"complete\": %s\n  }\n",
+		(unsigned long long)(st->closelog ? st->close_samples_dropped : st->drop_samples),
+		(unsigned long long)(st->closelog ? st->close_records_dropped : st->drop_records),
+		st->closelog ? "true" : "false");
+}
+
+static void json_print(const struct pmclog_report *rep, FILE *f)
+{
+	fprintf(f, "{\n  \"sort\": [");
+	for (size_t i = 0; i < rep->opts.nkeys; i++)
+		fprintf(f, "%s\"%s\"", i ? ", " : "", key_name(rep->opts.keys[i]));
+	fprintf(f, "],\n  \"rows\": [\n");
+	for (size_t i = 0; i < rep->nrows; i++) {
+		json_row(rep, &rep->rows[i], f);
+		fprintf(f, "%s\n", i + 1 < rep->nrows ? "," : "");
+	}
+	fprintf(f, "  ],\n");
+	json_stats(rep, f);
+	fprintf(f, "}\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* folded: "key;key;key count", the input of flamegraph.pl             */
+
+static void folded_print(const struct pmclog_report *rep, FILE *f)
+{
+	for (size_t i = 0; i < rep->nrows; i++) {
+		const struct pmclog_row *r = &rep->rows[i];
+
+		for (size_t k = 0; k < rep->opts.nkeys; k++) {
+			if (k)
+				fputc(';', f);
+			if (rep->opts.keys[k] == PMCLOG_SORT_PID)
+				fprintf(f, "%s-%u", comm_of(r), r->pid);
+			else if (rep->opts.keys[k] == PMCLOG_SORT_DSO)
+				fputs(r->object, f);
+			else
+				fputs(r->symbol, f);
+		}
+		fprintf(f, " %llu\n", (unsigned long long)r->samples);
+	}
+}
+
+static const struct report_format formats[] = {
+	{ "text", text_print },
+	{ "json", json_print },
+	{ "folded", folded_print },
+};
+
+#define NFORMATS (sizeof(formats) / sizeof(formats[0]))
+
+const char *const *pmclog_report__formats(void)
+{
+	static const char *names[NFORMATS + 1];
+
+	for (size_t i = 0; i < NFORMATS; i++)
+		names[i] = formats[i].name;
+	return names;
+}
+
+int pmclog_report__print(const struct pmclog_report *rep, const char *format,
+			 FILE *f)
+{
+	for (size_t i = 0; i < NFORMATS; i++) {
+		if (!strcmp(format, formats[i].name)) {
+			formats[i].print(rep, f);
+			return 0;
+		}
+	}
+	return -(errno = EINVAL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Statistics                                                         */
+
+static void stats_records(const struct pmclog_replay_stats *st, FILE *f)
+{
+	__u64 total = 0;
+
+	for (unsigned int t = 0; t < PMCLOG_REPLAY_TYPES; t++)
+		total += st->records[t];
+	fprintf(f, "pmclog report: %llu records:", (unsigned long long)total);
+	for (unsigned int t = 1; t < PMCLOG_REPLAY_TYPES; t++) {
+		const char *name = pmclog_type_name(t);
+
+		if (st->records[t])
+			fprintf(f, " %s %llu", name ? name : "newer-types",
+				(unsigned long long)st->records[t]);
+	}
+	fputc('\n', f);
+}
+
+static void stats_objects(const struct pmclog_report *rep, FILE *f, int verbosity)
+{
+	size_t n = pmclog_replay__nobjects(rep->replay);
+
+	fprintf(f, "pmclog report: %zu objects with samples, %zu not found%s\n",
+		rep->stats.objects, rep->stats.objects_not_found,
+		rep->stats.objects_not_found && verbosity <= 0 ? " (-v says which and why)" : "");
+	for (size_t i = 0; i < n; i++) {
+		const struct pmclog_object *o = pmclog_replay__object(rep->replay, i);
+		enum pmclog_obj_state s = pmclog_resolver__state(o);
+		const char *file = pmclog_resolver__file(o);
+
+		if (s == PMCLOG_OBJST_NOTFOUND && verbosity > 0)
+			fprintf(f, "pmclog report:   %s [not found]: %s\n", o->path,
+				pmclog_resolver__detail(o));
+		else if (s == PMCLOG_OBJST_LOADED && verbosity > 0)
+			fprintf(f, "pmclog report:   %s: symbols from %s\n", o->path,
+				file ? file : "the log (KSYMBOL)");
+	}
+}
+
+void pmclog_report__print_stats(const struct pmclog_report *rep, FILE *f,
+				int verbosity)
+{
+	const struct pmclog_replay_stats *st = pmclog_replay__stats(rep->replay);
+	const struct pmclog_report_stats *rs = &rep->stats;
+
+	if (verbosity < 0)
+		return;
+	fprintf(f, "pmclog report: log ABI %u.%u.%u, event %s\n",
+		PMCLOG_ABI_VERSION_MAJOR(st->abi_version),
+		PMCLOG_ABI_VERSION_MINOR(st->abi_version),
+		PMCLOG_ABI_VERSION_PATCH(st->abi_version),
+		st->event ? st->event : "(none)");
+	stats_records(st, f);
+	fprintf(f, "pmclog report: %llu samples: %llu resolved, %llu unknown object, %llu unknown function, %llu kernel with address hidden",
+		(unsigned long long)rs->samples, (unsigned long long)rs->resolved,
+		(unsigned long long)rs->no_object, (unsigned long long)rs->no_function,
+		(unsigned long long)rs->hidden);
+	if (rs->filtered_out)
+		fprintf(f, "; %llu of other pids left out", (unsigned long long)rs->filtered_out);
+	fputc('\n', f);
+	stats_objects(rep, f, verbosity);
+	fprintf(f, "pmclog report: dropped by the kernel: %llu samples, %llu records\n",
+		(unsigned long long)(st->closelog ? st->close_samples_dropped : st->drop_samples),
+		(unsigned long long)(st->closelog ? st->close_records_dropped : st->drop_records));
+	if (verbosity > 0)
+		fprintf(f, "pmclog report: %llu KSYMBOL records outside every kernel map; %llu maps with end <= start ignored\n",
+			(unsigned long long)st->ksymbols_unmapped,
+			(unsigned long long)st->maps_bad);
+}

@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libpmclog resolver: per-object symbol loading and lookup.
+ * See pmclog_resolve.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "pmclog_resolve.h"
+
+#define KDIR_DEPTH	8
+
+struct obj_priv {
+	enum pmclog_obj_state state;
+	bool fileoff;			/* objaddr is a file offset */
+	const struct pmclog_symtab *tab;	/* borrowed */
+	const struct pmclog_elf *elf;	/* borrowed from the cache */
+	const char *file;		/* interned; NULL: the log's symbols */
+	char detail[256];
+};
+
+struct loaded {
+	const char *path;		/* interned */
+	struct pmclog_elf *elf;
+	struct pmclog_symtab *sysmap;
+	int err;
+	char msg[256];
+};
+
+struct kmod_file {
+	const char *name;		/* module name, '-' as '_' (interned) */
+	const char *path;		/* interned */
+};
+
+struct pmclog_resolver {
+	struct pmclog_strings *strings;
+	char *root;
+	char *kernel;
+	bool kernel_scanned;
+	const char *vmlinux;		/* interned, or NULL */
+	const char *sysmap;
+	struct kmod_file *kmods;
+	size_t nkmods, kmods_cap;
+	struct loaded *cache;
+	size_t ncache, cache_cap;
+	struct obj_priv **privs;
+	size_t nprivs, privs_cap;
+};
+
+static int grow(void **arr, size_t *cap, size_t n, size_t sz)
+{
+	size_t c = *cap ? *cap : 16;
+	void *p;
+
+	if (n <= *cap)
+		return 0;
+	while (c < n)
+		c *= 2;
+	p = realloc(*arr, c * sz);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = c;
+	return 0;
+}
+
+#define GROW(arr, cap, n) grow((void **)&(arr), &(cap), (n), sizeof(*(arr)))
+
+struct pmclog_resolver *pmclog_resolver__new(struct pmclog_strings *strings,
+					     const struct pmclog_resolver_opts *opts)
+{
+	struct pmclog_resolver *res = calloc(1, sizeof(*res));
+
+	if (!res)
+		return NULL;
+	res->strings = strings;
+	res->root = strdup(opts && opts->root ? opts->root : "");
+	res->kernel = opts && opts->kernel ? strdup(opts->kernel) : NULL;
+	if (!res->root || (opts && opts->kernel && !res->kernel)) {
+		pmclog_resolver__free(res);
+		return NULL;
+	}
+	/* "ROOT/" and "ROOT" are the same prefix of "/path". */
+	for (size_t n = strlen(res->root); n && res->root[n - 1] == '/'; n--)
+		res->root[n - 1] = '\0';
+	return res;
+}
+
+void pmclog_resolver__free(struct pmclog_resolver *res)
+{
+	if (!res)
+		return;
+	for (size_t i = 0; i < res->ncache; i++) {
+		pmclog_elf__free(res->cache[i].elf);
+		pmclog_symtab__free(res->cache[i].sysmap);
+	}
+	for (size_t i = 0; i < res->nprivs; i++)
+		free(res->privs[i]);
+	free(res->cache);
+	free(res->privs);
+	free(res->kmods);
+	free(res->root);
+	free(res->kernel);
+	free(res);
+}
+
+/* ------------------------------------------------------------------ */
+/* Files, loaded once each                                            */
+
+static struct loaded *load_cached(struct pmclog_resolver *res, const char *path,
+				  bool sysmap)
+{
+	const char *ipath = pmclog_strings__intern(res->strings, path);
+	struct loaded *l;
+
+	if (!ipath)
+		return NULL;
+	for (size_t i = 0; i < res->ncache; i++)
+		if (res->cache[i].path == ipath)
+			return &res->cache[i];
+	if (GROW(res->cache, res->cache_cap, res->ncache + 1))
+		return NULL;
+	l = &res->cache[res->ncache++];
+	memset(l, 0, sizeof(*l));
+	l->path = ipath;
+	if (sysmap)
+		l->err = pmclog_sysmap__load(path, res->strings, &l->sysmap,
+					     l->msg, sizeof(l->msg));
+	else
+		l->err = pmclog_elf__load(path, res->strings, &l->elf, l->msg,
+					  sizeof(l->msg));
+	return l;
+}
+
+/* ------------------------------------------------------------------ */
+/* The kernel directory                                               */
+
+static bool name_has_prefix(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+/* "ext4.ko.xz" -> "ext4"; "nf-nat.ko" -> "nf_nat"; NULL if not a module. */
+static char *module_name_of(const char *file)
+{
+	const char *dot = strstr(file, ".ko");
+	char *name;
+
+	if (!dot || (dot[3] && strcmp(dot + 3, ".xz") && strcmp(dot + 3, ".zst") &&
+		     strcmp(dot + 3, ".gz")))
+		return NULL;
+	name = strndup(file, (size_t)(dot - file));
+	for (char *p = name; p && *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return name;
+}
+
+static int kdir_file(struct pmclog_resolver *res, const char *path,
+		     const char *base)
+{
+	char *mname = module_name_of(base);
+	const char *ip;
+
+	if (mname) {
+		if (GROW(res->kmods, res->kmods_cap, res->nkmods + 1)) {
+			free(mname);
+			return -ENOMEM;
+		}
+		res->kmods[res->nkmods].name = pmclog_strings__intern(res->strings, mname);
+		res->kmods[res->nkmods].path = pmclog_strings__intern(res->strings, path);
+		free(mname);
+		if (!res->kmods[res->nkmods].name || !res->kmods[res->nkmods].path)
+			return -ENOMEM;
+		res->nkmods++;
+		return 0;
+	}
+	if (!res->vmlinux && (!strcmp(base, "vmlinux") || name_has_prefix(base, "vmlinux-"))) {
+		ip = pmclog_strings__intern(res->strings, path);
+		res->vmlinux = ip;
+	} else if (!res->sysmap && name_has_prefix(base, "System.map")) {
+		ip = pmclog_strings__intern(res->strings, path);
+		res->sysmap = ip;
+	} else {
+		return 0;
+	}
+	return ip ? 0 : -ENOMEM;
+}
+
+static int kdir_walk(struct pmclog_resolver *res, const char *dir, int depth)
+{
+	struct dirent *de;
+	char path[4096];
+	struct stat st;
+	DIR *d;
+	int ret = 0;
+
+	if (depth > KDIR_DEPTH || !(d = opendir(dir)))
+		return 0;
+	while (!ret && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= sizeof(path))
+			continue;
+		if (stat(path, &st))
+			continue;
+		if (S_ISDIR(st.st_mode))
+			ret = kdir_walk(res, path, depth + 1);
+		else if (S_ISREG(st.st_mode))
+			ret = kdir_file(res, path, de->d_name);
+	}
+	closedir(d);
+	return ret;
+}
+
+static bool is_elf(const char *path)
+{
+	char magic[4] = { 0 };
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return false;
+	if (fread(magic, 1, sizeof(magic), f) != sizeof(magic))
+		magic[0] = 0;
+	fclose(f);
+	return !memcmp(magic, "\177ELF", 4);
+}
+
+/* ROOT + KERNELDIR, searched once; a kernel file is taken as the kernel. */
+static void kernel_scan(struct pmclog_resolver *res)
+{
+	char path[4096], *slash;
+	struct stat st;
+
+	if (res->kernel_scanned || !res->kernel)
+		return;
+	res->kernel_scanned = true;
+	snprintf(path, sizeof(path), "%s%s", res->root, res->kernel);
+	if (stat(path, &st))
+		return;
+	if (S_ISREG(st.st_mode)) {
+		if (is_elf(path))
+			res->vmlinux = pmclog_strings__intern(res->strings, path);
+		else
+			res->sysmap = pmclog_strings__intern(res->strings, path);
+		slash = strrchr(path, '/');
+		if (!slash)
+			snprintf(path, sizeof(path), ".");
+		else
+			*slash = '\0';
+	}
+	kdir_walk(res, path, 0);
+}
+
+static const char *kmod_path(struct pmclog_resolver *res, const char *name)
+{
+	for (size_t i = 0; i < res->nkmods; i++)
+		if (!strcmp(res->kmods[i].name, name))
+			return res->kmods[i].path;
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Loading an object's symbols                                        */
+
+static void load_file_object(struct pmclog_resolver *res,
+			     struct pmclog_object *obj, struct obj_priv *p)
+{
+	char path[4096];
+	struct loaded *l;
+
+	snprintf(path, sizeof(path), "%s%s", res->root, obj->path);
+	l = load_cached(res, path, false);
+	if (!l || l->err) {
+		p->state = PMCLOG_OBJST_NOTFOUND;
+		snprintf(p->detail, sizeof(p->detail), "%s",
+			 l ? l->msg : "out of memory");
+		return;
+	}
+	p->state = PMCLOG_OBJST_LOADED;
+	p->elf = l->elf;
+	p->tab = l->elf->text;
+	p->file = l->path;
+	p->fileoff = true;
+}
+
+static void load_kernel_file(struct pmclog_resolver *res, struct obj_priv *p)
+{
+	struct loaded *l = NULL;
+
+	if (res->vmlinux)
+		l = load_cached(res, res->vmlinux, false);
+	if ((!l || l->err) && res->sysmap)
+		l = load_cached(res, res->sysmap, true);
+	if (!l || l->err) {
+		p->state = PMCLOG_OBJST_NOTFOUND;
+		snprintf(p->detail, sizeof(p->detail), "%s",
+			 l ? l->msg : res->kernel ?
+			 "no vmlinux or System.map under -k, and no KSYMBOL records in the log" :
+			 "no KSYMBOL records in the log (recorded with --no-kallsyms or without CAP_SYSLOG?); give -k DIR");
+		return;
+	}
+	p->state = PMCLOG_OBJST_LOADED;
+	p->elf = l->elf;
+	p->tab = l->elf ? l->elf->text : l->sysmap;
+	p->file = l->path;
+}
+
+static void load_module_file(struct pmclog_resolver *res,
+			     struct pmclog_object *obj, struct obj_priv *p)
+{
+	const char *path = kmod_path(res, obj->path);
+	struct loaded *l;
+
+	if (!path) {
+		p->state = PMCLOG_OBJST_NOTFOUND;
+		snprintf(p->detail, sizeof(p->detail), "%s",
+			 res->kernel ? "no KSYMBOL records for it in the log, no .ko under -k" :
+			 "no KSYMBOL records for it in the log; give -k DIR");
+		return;
+	}
+	l = load_cached(res, path, false);
+	if (!l || l->err || l->elf->type != PMCLOG_ELF_REL) {
+		p->state = PMCLOG_OBJST_NOTFOUND;
+		snprintf(p->detail, sizeof(p->detail), "%s",
+			 !l ? "out of memory" : l->err ? l->msg : "not a relocatable object");
+		return;
+	}
+	p->state = PMCLOG_OBJST_LOADED;
+	p->elf = l->elf;
+	p->tab = obj->kind == PMCLOG_OBJ_KMODULE_INIT ? l->elf->init : l->elf->text;
+	p->file = l->path;
+}
+
+static void load_object(struct pmclog_resolver *res, struct pmclog_object *obj,
+			struct obj_priv *p)
+{
+	if (obj->kind != PMCLOG_OBJ_FILE && obj->logsyms &&
+	    pmclog_symtab__count(obj->logsyms)) {
+		p->state = PMCLOG_OBJST_LOADED;
+		p->tab = obj->logsyms;
+		return;
+	}
+	kernel_scan(res);
+	switch (obj->kind) {
+	case PMCLOG_OBJ_FILE:
+		load_file_object(res, obj, p);
+		break;
+	case PMCLOG_OBJ_KERNEL:
+		load_kernel_file(res, p);
+		break;
+	case PMCLOG_OBJ_KMODULE:
+	case PMCLOG_OBJ_KMODULE_INIT:
+		load_module_file(res, obj, p);
+		break;
+	default:
+		p->state = PMCLOG_OBJST_NOFILE;
+		break;
+	}
+}
+
+static struct obj_priv *object_priv(struct pmclog_resolver *res,
+				    struct pmclog_object *obj)
+{
+	struct obj_priv *p = obj->priv;
+
+	if (p)
+		return p;
+	if (GROW(res->privs, res->privs_cap, res->nprivs + 1))
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	res->privs[res->nprivs++] = p;
+	obj->priv = p;
+	load_object(res, obj, p);
+	return p;
+}
+
+int pmclog_resolver__resolve(struct pmclog_resolver *res,
+			     struct pmclog_object *obj, __u64 objaddr,
+			     struct pmclog_resolved *out)
+{
+	struct obj_priv *p = object_priv(res, obj);
+	const struct pmclog_sym *sym;
+	__u64 addr = objaddr;
+
+	memset(out, 0, sizeof(*out));
+	out->addr = objaddr;
+	if (!p)
+		return -ENOMEM;
+	if (p->state != PMCLOG_OBJST_LOADED)
+		return 0;
+	if (p->fileoff) {
+		if (!pmclog_elf__offset_to_vaddr(p->elf, objaddr, &addr))
+			return 0;
+		out->addr = addr;
+		out->vaddr = true;
+	} else if (p->elf && p->elf->type == PMCLOG_ELF_EXEC) {
+		out->vaddr = true;	/* "[kernel]": link-time addresses */
+	}
+	sym = pmclog_symtab__lookup(p->tab, addr);
+	if (sym) {
+		out->symbol = sym->name;
+		out->symoff = addr - sym->addr;
+	}
+	return 0;
+}
+
+enum pmclog_obj_state pmclog_resolver__state(const struct pmclog_object *obj)
+{
+	const struct obj_priv *p = obj->priv;
+
+	return p ? p->state : PMCLOG_OBJST_UNTRIED;
+}
+
+const char *pmclog_resolver__detail(const struct pmclog_object *obj)
+{
+	const struct obj_priv *p = obj->priv;
+
+	return p ? p->detail : "";
+}
+
+const struct pmclog_elf *pmclog_resolver__elf(const struct pmclog_object *obj)
+{
+	const struct obj_priv *p = obj->priv;
+
+	return p ? p->elf : NULL;
+}
+
+const char *pmclog_resolver__file(const struct pmclog_object *obj)
+{
+	const struct obj_priv *p = obj->priv;
+
+	return p ? p->file : NULL;
+}

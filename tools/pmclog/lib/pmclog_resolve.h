@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libpmclog resolver: name the function at an object address, loading
+ * each object's symbols once, on first use.
+ *
+ *   file objects    ROOT/path (ELF; file offset -> vaddr by PT_LOAD)
+ *   "[kernel]"      the symbols the log carries (KSYMBOL: the recorder's
+ *                   copy of /proc/kallsyms), else the vmlinux or
+ *                   System.map found under ROOT/KERNELDIR
+ *   modules         the log's KSYMBOLs, else NAME.ko[.xz|.zst] found
+ *                   under ROOT/KERNELDIR (core or .init text)
+ *   [vdso], anon    no file: object + offset
+ *
+ * KERNELDIR (pmcstat's -k) is a directory searched recursively for
+ * vmlinux*, System.map* and *.ko*, or a kernel file (the old syntax),
+ * whose directory is then searched for modules.
+ */
+#ifndef PMCLOG_RESOLVE_H
+#define PMCLOG_RESOLVE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+#include "pmclog_replay.h"
+#include "pmclog_symtab.h"
+
+struct pmclog_resolver_opts {
+	const char *root;	/* prefix of every path; NULL or "" for none */
+	const char *kernel;	/* -k: a directory or a kernel file; NULL */
+};
+
+enum pmclog_obj_state {
+	PMCLOG_OBJST_UNTRIED = 0,
+	PMCLOG_OBJST_LOADED,	/* symbols from a file or from the log */
+	PMCLOG_OBJST_NOFILE,	/* nothing to look for ([vdso], anon) */
+	PMCLOG_OBJST_NOTFOUND,	/* no file, or not one we can read */
+};
+
+struct pmclog_resolved {
+	const char *symbol;	/* interned; NULL: no function there */
+	__u64 addr;		/* vaddr when the file was read, else objaddr */
+	__u64 symoff;		/* addr - the function's start */
+	bool vaddr;		/* addr is a virtual address of the file */
+};
+
+struct pmclog_resolver;
+
+struct pmclog_resolver *pmclog_resolver__new(struct pmclog_strings *strings,
+					     const struct pmclog_resolver_opts *opts);
+void pmclog_resolver__free(struct pmclog_resolver *res);
+
+int pmclog_resolver__resolve(struct pmclog_resolver *res,
+			     struct pmclog_object *obj, __u64 objaddr,
+			     struct pmclog_resolved *out);
+
+enum pmclog_obj_state pmclog_resolver__state(const struct pmclog_object *obj);
+/* The file the symbols came from ("" for the log's), or why not found. */
+const char *pmclog_resolver__detail(const struct pmclog_object *obj);
+/* The ELF file read for obj, or NULL (for gprof output). */
+const struct pmclog_elf *pmclog_resolver__elf(const struct pmclog_object *obj);
+const char *pmclog_resolver__file(const struct pmclog_object *obj);
+
+#endif /* PMCLOG_RESOLVE_H */
