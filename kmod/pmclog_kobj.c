@@ -174,7 +174,7 @@ static struct notifier_block pmclog_kobj_nb = {
  */
 int pmclog_kobj_log_initial(struct pmclog_owner *o, u64 tstamp)
 {
-	struct list_head *pos;
+	struct module *mod;
 	void *buf;
 
 	buf = kmalloc(PMCLOG_SCRATCH_SIZE, GFP_KERNEL);
@@ -186,11 +186,12 @@ int pmclog_kobj_log_initial(struct pmclog_owner *o, u64 tstamp)
 	pmclog_log_write(&o->log, buf);
 
 	rcu_read_lock();
-	/* The list head is not a module; every module lives in module space. */
-	list_for_each_rcu(pos, &THIS_MODULE->list) {
-		struct module *mod = list_entry(pos, struct module, list);
-
-		if (!pmclog_compat_in_module_space(pos) ||
+	/*
+	 * The list head is not a module (its @mod is not one, and is not
+	 * dereferenced); every module lives in module space.
+	 */
+	list_for_each_entry_rcu(mod, &THIS_MODULE->list, list) {
+		if (!pmclog_compat_in_module_space(&mod->list) ||
 		    mod->state == MODULE_STATE_UNFORMED)
 			continue;
 		pmclog_kobj_log_module(&o->log, buf, mod, PMCLOG_MAP_F_INITIAL,
