@@ -89,21 +89,26 @@ static void pmclog_vma_emit_out(struct task_struct *t, unsigned long start,
 	rcu_read_unlock();
 }
 
-/* MAP_OUT for the executable parts of [start, end) of @mm. */
+/*
+ * MAP_OUT for the executable parts of [start, end) of @mm.  The caller
+ * holds mmap_lock, or is exit_mmap()'s, where nobody else can change @mm:
+ * so no find_vma(), which asserts the lock (a WARN on 6.12), but the
+ * vma iterator under RCU.
+ */
 static void pmclog_vma_emit_range_out(struct task_struct *t,
 				      struct mm_struct *mm,
 				      unsigned long start, unsigned long end)
 {
+	VMA_ITERATOR(vmi, mm, start);
 	struct vm_area_struct *vma;
 
-	for (vma = find_vma(mm, start); vma && vma->vm_start < end;
-	     vma = find_vma(mm, vma->vm_end)) {
+	rcu_read_lock();
+	for_each_vma_range(vmi, vma, end) {
 		if (pmclog_vma_is_exec(vma))
 			pmclog_vma_emit_out(t, max(start, vma->vm_start),
 					    min(end, vma->vm_end));
-		if (vma->vm_end >= end)
-			break;
 	}
+	rcu_read_unlock();
 }
 
 /* A vma of the current process is new, grew, or changed protection. */
