@@ -6,18 +6,36 @@
 #   make check           every test: unit tests, then the VM scenarios
 #   make demo            boot a VM with the module and profile a workload
 #   make deps            install what the above need (Debian packages)
+#   make lint            checkpatch --strict, sparse, mandoc, pmclog(1) vs options
+#   make install         module (through DKMS when present), tool, library,
+#                        uapi header, man pages, udev rule; make uninstall
 #
 # KDIR is the kernel build tree the module is built against (default: the
-# running kernel's).  The VM targets build their own copy of the module
-# against the headers of each test kernel; KERNELS names those kernels.
+# running kernel's, KVER).  The VM targets build their own copy of the
+# module against the headers of each test kernel; KERNELS names those
+# kernels: make check KERNELS="6.1-cloud 6.1-amd64 6.1-rt 6.12-cloud".
 
-KDIR	?= /lib/modules/$(shell uname -r)/build
+KVER	?= $(shell uname -r)
+KDIR	?= /lib/modules/$(KVER)/build
 KERNELS	?= 6.1-cloud
 V	?= 0
 
+PREFIX		?= /usr/local
+BINDIR		?= $(PREFIX)/bin
+LIBDIR		?= $(PREFIX)/lib
+INCLUDEDIR	?= $(PREFIX)/include
+MANDIR		?= $(PREFIX)/share/man
+# udev reads rules from /etc and /usr/lib only, not from /usr/local.
+UDEVRULESDIR	?= /etc/udev/rules.d
+DKMS		?= $(shell command -v dkms 2>/dev/null)
+# The package version is the ABI version of the uapi header.
+VERSION		:= $(shell sed -nE 's/^\#define PMCLOG_ABI_(MAJOR|MINOR|PATCH)[[:space:]]+([0-9]+).*/\2/p' \
+			include/uapi/linux/pmclog.h | paste -sd.)
+
 export KERNELS
 
-.PHONY: all module tool clean deps check unit vm demo bench lint
+.PHONY: all module tool clean deps check unit vm demo bench lint man-check \
+	install uninstall
 
 all: module tool
 
@@ -43,7 +61,45 @@ vm: deps tool
 
 check: deps
 	$(MAKE) unit
+	tests/man/check-options.sh
 	$(MAKE) vm
+
+LINT_KERNELS ?= $(KERNELS)
+export LINT_KERNELS
+
+lint:
+	KERNELS="$(LINT_KERNELS)" scripts/install-deps.sh --lint
+	scripts/lint.sh
+
+# pmclog(1) names every subcommand and option of the tool.
+man-check:
+	tests/man/check-options.sh
+
+install: tool
+	install -D -m 0755 tools/pmclog/pmclog $(DESTDIR)$(BINDIR)/pmclog
+	install -D -m 0644 tools/pmclog/libpmclog.a $(DESTDIR)$(LIBDIR)/libpmclog.a
+	install -D -m 0644 include/uapi/linux/pmclog.h $(DESTDIR)$(INCLUDEDIR)/linux/pmclog.h
+	install -D -m 0644 tools/pmclog/lib/pmclog_reader.h \
+		$(DESTDIR)$(INCLUDEDIR)/pmclog/pmclog_reader.h
+	install -D -m 0644 man/pmclog.1 $(DESTDIR)$(MANDIR)/man1/pmclog.1
+	install -D -m 0644 man/libpmclog.3 $(DESTDIR)$(MANDIR)/man3/libpmclog.3
+	install -D -m 0644 man/pmclog.4 $(DESTDIR)$(MANDIR)/man4/pmclog.4
+	install -D -m 0644 udev/60-pmclog.rules $(DESTDIR)$(UDEVRULESDIR)/60-pmclog.rules
+	VERSION=$(VERSION) KVER=$(KVER) KDIR=$(KDIR) DESTDIR=$(DESTDIR) DKMS=$(DKMS) \
+		scripts/install-module.sh install
+	@if [ -z "$(DESTDIR)" ] && command -v udevadm >/dev/null && [ -d /run/udev ]; then \
+		udevadm control --reload; fi
+
+uninstall:
+	VERSION=$(VERSION) KVER=$(KVER) KDIR=$(KDIR) DESTDIR=$(DESTDIR) DKMS=$(DKMS) \
+		scripts/install-module.sh uninstall
+	rm -f $(DESTDIR)$(BINDIR)/pmclog $(DESTDIR)$(LIBDIR)/libpmclog.a \
+		$(DESTDIR)$(INCLUDEDIR)/linux/pmclog.h \
+		$(DESTDIR)$(INCLUDEDIR)/pmclog/pmclog_reader.h \
+		$(DESTDIR)$(MANDIR)/man1/pmclog.1 $(DESTDIR)$(MANDIR)/man3/libpmclog.3 \
+		$(DESTDIR)$(MANDIR)/man4/pmclog.4 \
+		$(DESTDIR)$(UDEVRULESDIR)/60-pmclog.rules
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/pmclog 2>/dev/null
 
 demo: deps tool
 	tests/vm/run.sh --kernels "$(firstword $(KERNELS))" --demo

@@ -61,7 +61,7 @@ struct pmclog_log {
 	cpumask_var_t		pend_cpus;
 	u64			records_dropped;	/* whole log; under lock */
 
-	struct mutex		read_mutex;
+	struct mutex		read_mutex;	/* one reader copies out at a time */
 	wait_queue_head_t	wait;
 	struct timer_list	wake_timer;	/* bounds wake-up latency */
 };

@@ -17,7 +17,7 @@ void pmclog_compat_module_text(const struct module *mod,
 			       struct pmclog_text *core,
 			       struct pmclog_text *init)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#ifdef PMCLOG_HAVE_MODULE_MEMORY
 	/* 6.4 split a module's memory into typed regions. */
 	core->start = (unsigned long)mod->mem[MOD_TEXT].base;
 	core->size = mod->mem[MOD_TEXT].size;
@@ -65,16 +65,37 @@ unsigned long pmclog_compat_kallsyms_lookup(const char *name)
 	return lookup(name);
 }
 
-/*
- * munmap's core: do_mas_munmap(mas, mm, start, len, uf, downgrade) in
- * 6.1-6.4 (maple tree), do_vmi_munmap(vmi, mm, start, len, uf, unlock)
- * from 6.5 on.  Older names (do_munmap) miss munmap(2) on these kernels.
- */
-const struct pmclog_munmap_args pmclog_compat_munmap = {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
-	.symbol = "do_vmi_munmap", .mm = 1, .start = 2, .len = 3,
+unsigned int pmclog_compat_unmap_hooks(struct pmclog_unmap_hook *h)
+{
+	unsigned int n = 0;
+
+	/*
+	 * munmap's core: do_vmi_munmap(vmi, mm, start, len, uf, unlock) from
+	 * 6.5, do_mas_munmap(mas, mm, start, len, uf, downgrade) in 6.1-6.4.
+	 * munmap(2), mremap's old range and, before 6.12, MAP_FIXED go through
+	 * it; do_munmap() no longer sees munmap(2) on these kernels.
+	 */
+	if (pmclog_compat_kallsyms_lookup("do_vmi_munmap"))
+		h[n++] = (struct pmclog_unmap_hook){ "do_vmi_munmap", 1, 2, 3 };
+	else
+		h[n++] = (struct pmclog_unmap_hook){ "do_mas_munmap", 1, 2, 3 };
+	/*
+	 * From 6.12, mmap_region(file, addr, len, ...) unmaps what a
+	 * MAP_FIXED mapping replaces itself, with vms_gather_munmap_vmas()
+	 * and not the core: its entry is the last place that sees the range.
+	 */
+	if (pmclog_compat_kallsyms_lookup("vms_gather_munmap_vmas"))
+		h[n++] = (struct pmclog_unmap_hook){ "mmap_region", -1, 1, 2 };
+	return n;
+}
+
+const struct pmclog_mprotect_args pmclog_compat_mprotect = {
+#ifdef PMCLOG_HAVE_MPROTECT_FIXUP_VMI
+	/* 6.2 added a vma iterator first: (vmi, tlb, vma, pprev, start, end, newflags). */
+	.vma = 2, .start = 4, .end = 5, .newflags = 6,
 #else
-	.symbol = "do_mas_munmap", .mm = 1, .start = 2, .len = 3,
+	/* (tlb, vma, pprev, start, end, newflags) */
+	.vma = 1, .start = 3, .end = 4, .newflags = 5,
 #endif
 };
 

@@ -9,10 +9,16 @@
 
 #include <linux/hrtimer.h>
 #include <linux/timer.h>
-#include <linux/version.h>
+#include <asm/apic.h>
+
+/*
+ * Features are detected, not inferred from LINUX_VERSION_CODE: a macro by
+ * #ifdef, a function or a type by kmod/Kbuild (PMCLOG_HAVE_*), a symbol of
+ * the running kernel at module init.  Versions in comments are upstream's.
+ */
 
 /* from_timer() became timer_container_of() in 6.16. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#ifdef timer_container_of
 #define pmclog_from_timer(var, t, field) timer_container_of(var, t, field)
 #else
 #define pmclog_from_timer(var, t, field) from_timer(var, t, field)
@@ -30,12 +36,28 @@ pmclog_hrtimer_setup(struct hrtimer *t,
 		     enum hrtimer_restart (*fn)(struct hrtimer *),
 		     clockid_t clock, enum hrtimer_mode mode)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#ifdef PMCLOG_HAVE_HRTIMER_SETUP
 	hrtimer_setup(t, fn, clock, mode);
 #else
+	/* Before 6.13 the callback is set after hrtimer_init(). */
 	hrtimer_init(t, clock, mode);
 	t->function = fn;
 #endif
+}
+
+/*
+ * The local APIC.  apic_read()/apic_write() became static calls in 6.8,
+ * whose keys are not exported to modules; the exported apic's methods are
+ * what those calls go to, and what apic_read() itself called before.
+ */
+static inline u32 pmclog_apic_read(u32 reg)
+{
+	return apic->read(reg);
+}
+
+static inline void pmclog_apic_write(u32 reg, u32 val)
+{
+	apic->write(reg, val);
 }
 
 struct kprobe;
@@ -60,15 +82,27 @@ bool pmclog_compat_in_module_space(const void *p);
 unsigned long pmclog_compat_kallsyms_lookup(const char *name);
 
 /*
- * The function every munmap goes through, and where its mm, start and
- * length are among its arguments (0-based).
+ * A function through which ranges of a process's address space are
+ * unmapped, and where the range is among its arguments (0-based);
+ * mm < 0 means the range is current->mm's.
  */
-struct pmclog_munmap_args {
+struct pmclog_unmap_hook {
 	const char	*symbol;
-	unsigned int	mm, start, len;
+	int		mm;
+	unsigned int	start, len;
 };
 
-extern const struct pmclog_munmap_args pmclog_compat_munmap;
+#define PMCLOG_UNMAP_HOOKS_MAX	2
+
+/* Fill @hooks with this kernel's unmap paths; module init only. */
+unsigned int pmclog_compat_unmap_hooks(struct pmclog_unmap_hook *hooks);
+
+/* mprotect_fixup()'s arguments that pmclog reads (0-based). */
+struct pmclog_mprotect_args {
+	unsigned int	vma, start, end, newflags;
+};
+
+extern const struct pmclog_mprotect_args pmclog_compat_mprotect;
 
 /* Register, or fail saying which symbol of which kernel is missing. */
 int pmclog_compat_register_kprobe(struct kprobe *kp);

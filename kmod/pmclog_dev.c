@@ -153,7 +153,7 @@ static const struct file_operations pmclog_fops = {
 	.unlocked_ioctl	= pmclog_ioctl,
 	/* Every argument is made of fixed-size fields: no translation. */
 	.compat_ioctl	= compat_ptr_ioctl,
-	.llseek		= no_llseek,
+	/* No .llseek: stream_open() clears FMODE_LSEEK, so lseek is -ESPIPE. */
 };
 
 static struct miscdevice pmclog_miscdev = {

@@ -106,7 +106,7 @@ static void pmclog_kobj_log_symbols(struct module *mod, void *buf)
 	rcu_read_lock();
 	ks = rcu_dereference(mod->kallsyms);
 	for (i = 0; ks && i < ks->num_symtab; i++) {
-		const Elf_Sym *sym = &ks->symtab[i];
+		const typeof(*ks->symtab) *sym = &ks->symtab[i];
 		unsigned long a = sym->st_value;
 		size_t len;
 
@@ -174,7 +174,7 @@ static struct notifier_block pmclog_kobj_nb = {
  */
 int pmclog_kobj_log_initial(struct pmclog_owner *o, u64 tstamp)
 {
-	struct list_head *pos;
+	struct module *mod;
 	void *buf;
 
 	/* Kernel addresses, as PCSAMPLE's: only for who may read kallsyms. */
@@ -189,11 +189,12 @@ int pmclog_kobj_log_initial(struct pmclog_owner *o, u64 tstamp)
 	pmclog_log_write(&o->log, buf);
 
 	rcu_read_lock();
-	/* The list head is not a module; every module lives in module space. */
-	list_for_each_rcu(pos, &THIS_MODULE->list) {
-		struct module *mod = list_entry(pos, struct module, list);
-
-		if (!pmclog_compat_in_module_space(pos) ||
+	/*
+	 * The list head is not a module (its @mod is not one, and is not
+	 * dereferenced); every module lives in module space.
+	 */
+	list_for_each_entry_rcu(mod, &THIS_MODULE->list, list) {
+		if (!pmclog_compat_in_module_space(&mod->list) ||
 		    mod->state == MODULE_STATE_UNFORMED)
 			continue;
 		pmclog_kobj_log_module(&o->log, buf, mod, PMCLOG_MAP_F_INITIAL,

@@ -46,6 +46,9 @@ static unsigned int pmclog_pmu_fls(u32 x)
 	return n;
 }
 
+#define PMCLOG_WHY_NO_ARCH_PERFMON \
+	"CPUID leaf 0xA reports no architectural perfmon (a virtual machine without a virtual PMU?)"
+
 const char *pmclog_pmu_detect(const struct pmclog_pmu_cpuid *id,
 			      struct pmclog_pmu_caps *caps)
 {
@@ -55,7 +58,7 @@ const char *pmclog_pmu_detect(const struct pmclog_pmu_cpuid *id,
 	switch (id->vendor) {
 	case PMCLOG_CPU_VENDOR_INTEL:
 		if (!id->arch_perfmon || !(id->a_eax & 0xff))
-			return "CPUID leaf 0xA reports no architectural perfmon (a virtual machine without a virtual PMU?)";
+			return PMCLOG_WHY_NO_ARCH_PERFMON;
 		ngp = (id->a_eax >> 8) & 0xff;
 		width = (id->a_eax >> 16) & 0xff;
 		len = id->a_eax >> 24;

@@ -18,6 +18,7 @@
 #define _PMCLOG_PMU_LOGIC_H
 
 #ifdef __KERNEL__
+#include <linux/bits.h>
 #include <linux/errno.h>
 #include <linux/types.h>
 #else
@@ -25,12 +26,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-typedef int8_t s8;
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
-typedef int64_t s64;
+#include <linux/types.h>
+/* The kernel's names, for the unit tests' build of the same code. */
+typedef __s8 s8;
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef __s64 s64;
+#define BIT_ULL(n)	(1ULL << (n))
 #endif
 
 #include "../include/uapi/linux/pmclog.h"
@@ -59,12 +63,12 @@ typedef int64_t s64;
 /* Event select bits (same low half on Intel and AMD). */
 #define PMCLOG_EVSEL_EVENT	0x000000ffULL
 #define PMCLOG_EVSEL_UMASK	0x0000ff00ULL
-#define PMCLOG_EVSEL_USR	(1ULL << 16)
-#define PMCLOG_EVSEL_OS		(1ULL << 17)
-#define PMCLOG_EVSEL_EDGE	(1ULL << 18)
-#define PMCLOG_EVSEL_INT	(1ULL << 20)
-#define PMCLOG_EVSEL_EN		(1ULL << 22)
-#define PMCLOG_EVSEL_INV	(1ULL << 23)
+#define PMCLOG_EVSEL_USR	BIT_ULL(16)
+#define PMCLOG_EVSEL_OS		BIT_ULL(17)
+#define PMCLOG_EVSEL_EDGE	BIT_ULL(18)
+#define PMCLOG_EVSEL_INT	BIT_ULL(20)
+#define PMCLOG_EVSEL_EN		BIT_ULL(22)
+#define PMCLOG_EVSEL_INV	BIT_ULL(23)
 #define PMCLOG_EVSEL_CMASK	0xff000000ULL
 #define PMCLOG_EVSEL_AMD_EVENT_HI	0xf00000000ULL	/* event bits 11:8 */
 

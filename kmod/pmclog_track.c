@@ -22,7 +22,7 @@
 #include "pmclog.h"
 
 DEFINE_STATIC_KEY_FALSE(pmclog_tracking);
-LIST_HEAD(pmclog_live);
+static LIST_HEAD(pmclog_live);
 static DEFINE_MUTEX(pmclog_live_lock);
 
 static void **pmclog_scratch_bufs;	/* [nr_cpu_ids] */

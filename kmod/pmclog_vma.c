@@ -6,7 +6,7 @@
  *   mprotect adding PROT_EXEC     perf_event_mmap(vma)      -> MAP_IN
  *   mremap moving a mapping       copy_vma() returns        -> MAP_IN
  *   munmap, MAP_FIXED over it,
- *   mremap's old range            the munmap core, at entry -> MAP_OUT
+ *   mremap's old range            the unmap paths, at entry -> MAP_OUT
  *   mprotect removing PROT_EXEC   mprotect_fixup() entry    -> MAP_OUT
  *   exit, and exec's old image    exit_mmap() entry         -> MAP_OUT
  *
@@ -89,21 +89,26 @@ static void pmclog_vma_emit_out(struct task_struct *t, unsigned long start,
 	rcu_read_unlock();
 }
 
-/* MAP_OUT for the executable parts of [start, end) of @mm. */
+/*
+ * MAP_OUT for the executable parts of [start, end) of @mm.  The caller
+ * holds mmap_lock, or is exit_mmap()'s, where nobody else can change @mm:
+ * so no find_vma(), which asserts the lock (a WARN on 6.12), but the
+ * vma iterator under RCU.
+ */
 static void pmclog_vma_emit_range_out(struct task_struct *t,
 				      struct mm_struct *mm,
 				      unsigned long start, unsigned long end)
 {
+	VMA_ITERATOR(vmi, mm, start);
 	struct vm_area_struct *vma;
 
-	for (vma = find_vma(mm, start); vma && vma->vm_start < end;
-	     vma = find_vma(mm, vma->vm_end)) {
+	rcu_read_lock();
+	for_each_vma_range(vmi, vma, end) {
 		if (pmclog_vma_is_exec(vma))
 			pmclog_vma_emit_out(t, max(start, vma->vm_start),
 					    min(end, vma->vm_end));
-		if (vma->vm_end >= end)
-			break;
 	}
+	rcu_read_unlock();
 }
 
 /* A vma of the current process is new, grew, or changed protection. */
@@ -141,37 +146,49 @@ static int pmclog_vma_copy_ret(struct kretprobe_instance *ri,
 	return 0;
 }
 
-/* The munmap core: (..., mm, start, len, ...), see pmclog_compat.c. */
-static int pmclog_vma_munmap_pre(struct kprobe *p, struct pt_regs *regs)
+/*
+ * Ranges of a process are unmapped through the functions that
+ * pmclog_compat_unmap_hooks() names: one kprobe on each, at entry, while
+ * the vmas are still there to say which parts were executable.
+ */
+static struct pmclog_unmap_hook pmclog_vma_unmap[PMCLOG_UNMAP_HOOKS_MAX];
+static struct kprobe pmclog_vma_kp_unmap[PMCLOG_UNMAP_HOOKS_MAX];
+static unsigned int pmclog_vma_nr_unmap;
+
+static int pmclog_vma_unmap_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	const struct pmclog_munmap_args *a = &pmclog_compat_munmap;
+	const struct pmclog_unmap_hook *h;
 	struct mm_struct *mm;
 	unsigned long start, len;
 
 	if (!static_branch_unlikely(&pmclog_tracking))
 		return 0;
-	mm = (void *)regs_get_kernel_argument(regs, a->mm);
-	start = regs_get_kernel_argument(regs, a->start);
-	len = PAGE_ALIGN(regs_get_kernel_argument(regs, a->len));
-	if (mm == current->mm && len && start + len > start)
+	h = &pmclog_vma_unmap[p - pmclog_vma_kp_unmap];
+	mm = h->mm < 0 ? current->mm :
+			 (void *)regs_get_kernel_argument(regs, h->mm);
+	start = regs_get_kernel_argument(regs, h->start);
+	len = PAGE_ALIGN(regs_get_kernel_argument(regs, h->len));
+	if (mm && mm == current->mm && len && start + len > start)
 		pmclog_vma_emit_range_out(current, mm, start, start + len);
 	return 0;
 }
 
-/* mprotect_fixup(tlb, vma, pprev, start, end, newflags) */
+/* mprotect_fixup(..., vma, ..., start, end, newflags), see pmclog_compat.c. */
 static int pmclog_vma_mprotect_pre(struct kprobe *p, struct pt_regs *regs)
 {
+	const struct pmclog_mprotect_args *a = &pmclog_compat_mprotect;
 	struct vm_area_struct *vma;
 	unsigned long newflags;
 
 	if (!static_branch_unlikely(&pmclog_tracking))
 		return 0;
-	vma = (void *)regs_get_kernel_argument(regs, 1);
-	newflags = regs_get_kernel_argument(regs, 5);
+	vma = (void *)regs_get_kernel_argument(regs, a->vma);
+	newflags = regs_get_kernel_argument(regs, a->newflags);
 	if (pmclog_vma_is_exec(vma) && !(newflags & VM_EXEC) &&
 	    vma->vm_mm == current->mm)
-		pmclog_vma_emit_out(current, regs_get_kernel_argument(regs, 3),
-				    regs_get_kernel_argument(regs, 4));
+		pmclog_vma_emit_out(current,
+				    regs_get_kernel_argument(regs, a->start),
+				    regs_get_kernel_argument(regs, a->end));
 	return 0;
 }
 
@@ -200,10 +217,6 @@ static struct kprobe pmclog_vma_kp_mmap = {
 	.pre_handler	= pmclog_vma_mmap_pre,
 };
 
-static struct kprobe pmclog_vma_kp_munmap = {
-	.pre_handler	= pmclog_vma_munmap_pre,
-};
-
 static struct kprobe pmclog_vma_kp_mprotect = {
 	.symbol_name	= "mprotect_fixup",
 	.pre_handler	= pmclog_vma_mprotect_pre,
@@ -220,12 +233,9 @@ static struct kretprobe pmclog_vma_krp_copy = {
 	.maxactive	= 0,	/* default: enough for every CPU */
 };
 
-static struct kprobe *pmclog_vma_kprobes[] = {
-	&pmclog_vma_kp_mmap,
-	&pmclog_vma_kp_munmap,
-	&pmclog_vma_kp_mprotect,
-	&pmclog_vma_kp_exit,
-};
+/* The fixed hooks, then the unmap ones: filled by pmclog_vma_init(). */
+static struct kprobe *pmclog_vma_kprobes[3 + PMCLOG_UNMAP_HOOKS_MAX];
+static unsigned int pmclog_vma_nr_kprobes;
 
 /* Process context, may sleep: at START, with the log just published. */
 static void pmclog_vma_log_task(struct pmclog_owner *o, struct task_struct *t,
@@ -297,24 +307,34 @@ int pmclog_vma_log_initial(struct pmclog_owner *o, u64 tstamp)
 	return 0;
 }
 
+/* Module init: choose and register the hooks. */
 int pmclog_vma_init(void)
 {
+	unsigned int i, n = 0;
 	int ret;
 
-	pmclog_vma_kp_munmap.symbol_name = pmclog_compat_munmap.symbol;
-	ret = pmclog_compat_register_kprobes(pmclog_vma_kprobes,
-					     ARRAY_SIZE(pmclog_vma_kprobes));
+	pmclog_vma_kprobes[n++] = &pmclog_vma_kp_mmap;
+	pmclog_vma_kprobes[n++] = &pmclog_vma_kp_mprotect;
+	pmclog_vma_kprobes[n++] = &pmclog_vma_kp_exit;
+	pmclog_vma_nr_unmap = pmclog_compat_unmap_hooks(pmclog_vma_unmap);
+	for (i = 0; i < pmclog_vma_nr_unmap; i++) {
+		pmclog_vma_kp_unmap[i].symbol_name = pmclog_vma_unmap[i].symbol;
+		pmclog_vma_kp_unmap[i].pre_handler = pmclog_vma_unmap_pre;
+		pmclog_vma_kprobes[n++] = &pmclog_vma_kp_unmap[i];
+	}
+	pmclog_vma_nr_kprobes = n;
+
+	ret = pmclog_compat_register_kprobes(pmclog_vma_kprobes, n);
 	if (ret)
 		return ret;
 	ret = pmclog_compat_register_kretprobe(&pmclog_vma_krp_copy);
 	if (ret)
-		unregister_kprobes(pmclog_vma_kprobes,
-				   ARRAY_SIZE(pmclog_vma_kprobes));
+		unregister_kprobes(pmclog_vma_kprobes, n);
 	return ret;
 }
 
 void pmclog_vma_exit(void)
 {
 	unregister_kretprobe(&pmclog_vma_krp_copy);
-	unregister_kprobes(pmclog_vma_kprobes, ARRAY_SIZE(pmclog_vma_kprobes));
+	unregister_kprobes(pmclog_vma_kprobes, pmclog_vma_nr_kprobes);
 }

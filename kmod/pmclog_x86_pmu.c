@@ -45,6 +45,7 @@
 #include <asm/processor.h>
 
 #include "pmclog.h"
+#include "pmclog_compat.h"
 #include "pmclog_pmu_logic.h"
 
 /* A PMC of this source: one counter slot, the same on every CPU. */
@@ -58,6 +59,8 @@ struct pmclog_x86_pmc {
 
 static struct pmclog_pmu_caps pmclog_pmu_caps __read_mostly;
 static const char *pmclog_pmu_none_reason __read_mostly;
+#define PMCLOG_WHY_NO_RW \
+	"the PMU counters do not keep what is written (a virtual machine without a virtual PMU?)"
 static DEFINE_PER_CPU(struct pmclog_pmu_cpu, pmclog_pmu_pcpu);
 static DEFINE_PER_CPU(u32, pmclog_pmu_lvtpc);	/* LVTPC before our first slot */
 static DEFINE_PER_CPU(bool, pmclog_pmu_lvt_saved);
@@ -173,8 +176,7 @@ static void pmclog_pmu_detect_boot(void)
 	local_irq_restore(flags);
 	if (!rw) {
 		pmclog_pmu_caps.kind = PMCLOG_PMU_NONE;
-		pmclog_pmu_none_reason =
-			"the PMU counters do not keep what is written (a virtual machine without a virtual PMU?)";
+		pmclog_pmu_none_reason = PMCLOG_WHY_NO_RW;
 	}
 }
 
@@ -282,9 +284,9 @@ static void pmclog_pmu_program_local(void *arg)
 	if (pmclog_pmu_busy(&pmclog_pmu_caps) & (1U << x->slot))
 		return;
 	if (!__this_cpu_read(pmclog_pmu_lvt_saved)) {
-		__this_cpu_write(pmclog_pmu_lvtpc, apic_read(APIC_LVTPC));
+		__this_cpu_write(pmclog_pmu_lvtpc, pmclog_apic_read(APIC_LVTPC));
 		__this_cpu_write(pmclog_pmu_lvt_saved, true);
-		apic_write(APIC_LVTPC, APIC_DM_NMI);
+		pmclog_apic_write(APIC_LVTPC, APIC_DM_NMI);
 	}
 	pmclog_pmu_claim(&pmclog_pmu_caps, pc, x->slot, &x->init,
 			 pmclog_pmu_target_here(x), pmclog_clock());
@@ -297,7 +299,7 @@ static void pmclog_pmu_unprogram_local(void *arg)
 
 	pmclog_pmu_release(&pmclog_pmu_caps, pc, x->slot, pmclog_clock());
 	if (!pc->active && __this_cpu_read(pmclog_pmu_lvt_saved)) {
-		apic_write(APIC_LVTPC, __this_cpu_read(pmclog_pmu_lvtpc));
+		pmclog_apic_write(APIC_LVTPC, __this_cpu_read(pmclog_pmu_lvtpc));
 		__this_cpu_write(pmclog_pmu_lvt_saved, false);
 	}
 }
@@ -318,7 +320,7 @@ static int pmclog_pmu_nmi(unsigned int cmd, struct pt_regs *regs)
 		return NMI_DONE;
 	/* Some CPUs mask the LVT entry when they deliver a PMI. */
 	if (pc->active)
-		apic_write(APIC_LVTPC, APIC_DM_NMI);
+		pmclog_apic_write(APIC_LVTPC, APIC_DM_NMI);
 	return handled;
 }
 

@@ -6,9 +6,12 @@
 # a second) when everything is there, so 'make check' can always call it.
 #
 #   KERNELS="6.1-cloud 6.12-cloud" scripts/install-deps.sh
+#   scripts/install-deps.sh --lint      also what 'make lint' needs
 #
 # KERNELS (default 6.1-cloud) names the test kernels whose headers the
 # VM tests build the module against; see tests/vm/kernels.sh.
+# --lint adds sparse, mandoc and linux-source-6.1, whose tarball holds
+# the checkpatch.pl that scripts/lint.sh runs.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,6 +23,8 @@ base_packages=(
 	libelf-dev zlib1g-dev libcmocka-dev
 	qemu-system-x86 busybox-static cpio xz-utils kmod
 )
+
+lint_packages=(sparse mandoc linux-source-6.1)
 
 say() { echo "install-deps: $*"; }
 
@@ -70,6 +75,7 @@ main() {
 	fi
 	# shellcheck disable=SC2206 # package names have no spaces
 	want=("${base_packages[@]}" $headers)
+	[[ ${1:-} == --lint ]] && want+=("${lint_packages[@]}")
 	mapfile -t missing < <(missing_packages "${want[@]}")
 	((${#missing[@]} == 0)) && return 0
 

@@ -475,7 +475,8 @@ __PMCLOG_ASSERT(sizeof(struct pmclog_alloc) == 32, "pmclog_alloc");
 __PMCLOG_ASSERT(sizeof(struct pmclog_attach) == 16, "pmclog_attach");
 __PMCLOG_ASSERT(sizeof(struct pmclog_pmu_info) == 176, "pmclog_pmu_info");
 __PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_pmu_info, events) == 8, "pmclog_pmu_info.events");
-__PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_pmu_info, foreign_nmis) == 32, "pmclog_pmu_info.foreign_nmis");
+__PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_pmu_info, foreign_nmis) == 32,
+		"pmclog_pmu_info.foreign_nmis");
 __PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_pmu_info, reason) == 48, "pmclog_pmu_info.reason");
 
 #undef __PMCLOG_OFFSET

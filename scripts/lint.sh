@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 'make lint': the kernel code against the kernel's own checkers, the
+# manual pages against mandoc, and pmclog(1) against the tool's options.
+#
+#   checkpatch.pl --strict   kmod/ and the uapi header, no notes allowed
+#   sparse (make C=2 W=1)    kmod/, built against the headers of each
+#                            LINT_KERNELS kernel (default: $KERNELS or
+#                            6.1-cloud); any warning fails
+#   mandoc -Tlint -Wwarning  man/*.[1-9] (groff -ww when mandoc is absent)
+#   tests/man/check-options.sh   every subcommand and option in pmclog(1)
+#
+# checkpatch.pl comes from CHECKPATCH=path, else a kernel source tree
+# (/usr/src/linux-source-*), else the linux-source-* tarball, from which
+# the script, its spelling list and const_structs are unpacked into
+# build/lint/.  scripts/install-deps.sh --lint installs what is missing.
+set -uo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+build=${PMCLOG_BUILD:-$repo/build}/lint
+# shellcheck source=tests/vm/kernels.sh
+. "$repo/tests/vm/kernels.sh"
+
+failed=0
+step() { echo "lint: $*"; }
+fail() { echo "lint: FAIL: $*" >&2; failed=1; }
+
+find_checkpatch() {
+	local d t
+	if [[ -n ${CHECKPATCH:-} ]]; then
+		echo "$CHECKPATCH"
+		return
+	fi
+	for d in $(ls -d /usr/src/linux-source-*/ 2>/dev/null | sort -V -r); do
+		[[ -x $d/scripts/checkpatch.pl ]] && { echo "$d/scripts/checkpatch.pl"; return; }
+	done
+	t=$(ls /usr/src/linux-source-*.tar.* 2>/dev/null | sort -V | tail -n 1)
+	[[ -n $t ]] || return 1
+	d=$(basename "$t")
+	d=${d%.tar.*}
+	if [[ ! -x $build/$d/scripts/checkpatch.pl ]]; then
+		mkdir -p "$build"
+		tar -xf "$t" -C "$build" "$d/scripts/checkpatch.pl" \
+			"$d/scripts/spelling.txt" "$d/scripts/const_structs.checkpatch" ||
+			return 1
+	fi
+	echo "$build/$d/scripts/checkpatch.pl"
+}
+
+run_checkpatch() {
+	local cp out
+	if ! cp=$(find_checkpatch); then
+		fail "no checkpatch.pl: run scripts/install-deps.sh --lint (linux-source-6.1), or set CHECKPATCH"
+		return
+	fi
+	step "checkpatch --strict ($cp)"
+	# --no-tree: not a kernel tree.  In the uapi header, CamelCase is
+	# C11's _Static_assert, a keyword, for the userland build.
+	out=$(cd "$repo" && {
+		"$cp" --strict --no-tree --terse --show-types -f kmod/*.[ch]
+		"$cp" --strict --no-tree --terse --show-types --ignore CAMELCASE \
+			-f include/uapi/linux/pmclog.h
+	} 2>&1 | grep -v '^total: 0 errors, 0 warnings, 0 checks')
+	if [[ -n $out ]]; then
+		echo "$out"
+		fail "checkpatch --strict"
+	fi
+}
+
+run_sparse() {
+	local spec rel kdir src out
+	if ! command -v sparse >/dev/null; then
+		fail "no sparse: run scripts/install-deps.sh --lint"
+		return
+	fi
+	for spec in ${LINT_KERNELS:-${KERNELS:-6.1-cloud}}; do
+		if ! rel=$(kernel_resolve "$spec"); then
+			fail "cannot resolve kernel '$spec'"
+			continue
+		fi
+		kdir=/usr/src/linux-headers-$rel
+		if [[ ! -d $kdir ]]; then
+			fail "no headers at $kdir: KERNELS='$spec' scripts/install-deps.sh"
+			continue
+		fi
+		step "sparse and W=1 against $rel"
+		# A snapshot of the module's sources: no objects shared with 'make module'.
+		src=$build/$rel/src
+		rm -rf "$src"
+		mkdir -p "$src/include/uapi/linux"
+		cp -a "$repo/Kbuild" "$src/"
+		cp -a "$repo/kmod" "$src/"
+		cp -a "$repo/include/uapi/linux/pmclog.h" "$src/include/uapi/linux/"
+		find "$src/kmod" -name '*.o' -o -name '*.ko' -o -name '.*.cmd' | xargs -r rm -f
+		out=$(make -s -C "$kdir" M="$src" C=2 W=1 modules 2>&1 |
+			grep -vE '^make(\[[0-9]+\])?: (Entering|Leaving) directory|^Skipping BTF generation')
+		if [[ -n $out ]]; then
+			echo "$out"
+			fail "sparse/W=1 against $rel"
+		fi
+	done
+}
+
+run_man() {
+	local m out
+	step "manual pages"
+	for m in "$repo"/man/*.[1-9]; do
+		if command -v mandoc >/dev/null; then
+			out=$(mandoc -Tlint -Wwarning "$m" 2>&1)
+		elif command -v groff >/dev/null; then
+			out=$(groff -mandoc -ww -z "$m" 2>&1)
+		else
+			fail "neither mandoc nor groff: run scripts/install-deps.sh --lint"
+			return
+		fi
+		if [[ -n $out ]]; then
+			echo "$out"
+			fail "$(basename "$m")"
+		fi
+	done
+	if ! out=$("$repo/tests/man/check-options.sh"); then
+		grep -v '^ok' <<<"$out"
+		fail "pmclog(1) lacks options of the tool"
+	fi
+}
+
+mkdir -p "$build"
+run_checkpatch
+run_sparse
+run_man
+if ((failed)); then
+	echo "lint: failed" >&2
+	exit 1
+fi
+echo "lint: clean"
