@@ -57,8 +57,10 @@ run_checkpatch() {
 	step "checkpatch --strict ($cp)"
 	# --no-tree: not a kernel tree.  In the uapi header, CamelCase is
 	# C11's _Static_assert, a keyword, for the userland build.
+	# The tracked sources only: an in-tree build leaves kmod/*.mod.c.
 	out=$(cd "$repo" && {
-		"$cp" --strict --no-tree --terse --show-types -f kmod/*.[ch]
+		git ls-files -z 'kmod/*.[ch]' |
+			xargs -0 "$cp" --strict --no-tree --terse --show-types -f
 		"$cp" --strict --no-tree --terse --show-types --ignore CAMELCASE \
 			-f include/uapi/linux/pmclog.h
 	} 2>&1 | grep -v '^total: 0 errors, 0 warnings, 0 checks')
