@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pmclog_array.h"
 #include "pmclog_maps.h"
 #include "pmclog_replay.h"
 
@@ -45,26 +46,6 @@ struct pmclog_replay {
 	struct pmclog_replay_stats stats;
 };
 
-/* Grow *arr (of *cap elements of size sz) to hold n. */
-static int grow(void **arr, size_t *cap, size_t n, size_t sz)
-{
-	size_t c = *cap ? *cap : 64;
-	void *p;
-
-	if (n <= *cap)
-		return 0;
-	while (c < n)
-		c *= 2;
-	p = realloc(*arr, c * sz);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = c;
-	return 0;
-}
-
-#define GROW(arr, cap, n) grow((void **)&(arr), &(cap), (n), sizeof(*(arr)))
-
 struct pmclog_replay *pmclog_replay__new(struct pmclog_strings *strings)
 {
 	struct pmclog_replay *r = calloc(1, sizeof(*r));
@@ -99,8 +80,8 @@ void pmclog_replay__free(struct pmclog_replay *r)
 
 int pmclog_replay__add(struct pmclog_replay *r, const struct pmclog_record *rec)
 {
-	if (GROW(r->arena, r->arena_cap, r->arena_len + rec->length) ||
-	    GROW(r->refs, r->refs_cap, r->nrefs + 1))
+	if (PMCLOG_GROW(r->arena, r->arena_cap, r->arena_len + rec->length) ||
+	    PMCLOG_GROW(r->refs, r->refs_cap, r->nrefs + 1))
 		return -(errno = ENOMEM);
 	memcpy(r->arena + r->arena_len, rec->rec.header, rec->length);
 	r->refs[r->nrefs] = (struct rec_ref){
@@ -126,7 +107,7 @@ static struct pmclog_object *object_get(struct pmclog_replay *r,
 	for (size_t i = r->nobjs; i-- > 0;)
 		if (r->objs[i]->path == ipath && r->objs[i]->kind == kind)
 			return r->objs[i];
-	if (GROW(r->objs, r->objs_cap, r->nobjs + 1))
+	if (PMCLOG_GROW(r->objs, r->objs_cap, r->nobjs + 1))
 		return NULL;
 	o = calloc(1, sizeof(*o));
 	if (!o)
@@ -230,7 +211,7 @@ static int on_ksymbol(struct pmclog_replay *r, const struct pmclog_ksymbol *k)
 	if (e)
 		return object_add_sym(r, e->obj, k->start - e->start + e->base,
 				      k->size, name);
-	if (GROW(r->pending, r->pending_cap, r->npending + 1))
+	if (PMCLOG_GROW(r->pending, r->pending_cap, r->npending + 1))
 		return -ENOMEM;
 	r->pending[r->npending++] = (struct pending_sym){
 		.start = k->start, .size = k->size, .name = name,
@@ -248,7 +229,7 @@ static int on_exec(struct pmclog_replay *r, const struct pmclog_procexec *e)
 	for (i = 0; i < r->ncomms && r->comms[i].pid != e->pid; i++)
 		;
 	if (i == r->ncomms) {
-		if (GROW(r->comms, r->comms_cap, r->ncomms + 1))
+		if (PMCLOG_GROW(r->comms, r->comms_cap, r->ncomms + 1))
 			return -ENOMEM;
 		r->ncomms++;
 	}

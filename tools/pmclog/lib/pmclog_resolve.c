@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "pmclog_array.h"
 #include "pmclog_resolve.h"
 
 #define KDIR_DEPTH	8
@@ -49,25 +50,6 @@ struct pmclog_resolver {
 	struct obj_priv **privs;
 	size_t nprivs, privs_cap;
 };
-
-static int grow(void **arr, size_t *cap, size_t n, size_t sz)
-{
-	size_t c = *cap ? *cap : 16;
-	void *p;
-
-	if (n <= *cap)
-		return 0;
-	while (c < n)
-		c *= 2;
-	p = realloc(*arr, c * sz);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = c;
-	return 0;
-}
-
-#define GROW(arr, cap, n) grow((void **)&(arr), &(cap), (n), sizeof(*(arr)))
 
 struct pmclog_resolver *pmclog_resolver__new(struct pmclog_strings *strings,
 					     const struct pmclog_resolver_opts *opts)
@@ -121,7 +103,7 @@ static struct loaded *load_cached(struct pmclog_resolver *res, const char *path,
 	for (size_t i = 0; i < res->ncache; i++)
 		if (res->cache[i].path == ipath)
 			return &res->cache[i];
-	if (GROW(res->cache, res->cache_cap, res->ncache + 1))
+	if (PMCLOG_GROW(res->cache, res->cache_cap, res->ncache + 1))
 		return NULL;
 	l = &res->cache[res->ncache++];
 	memset(l, 0, sizeof(*l));
@@ -166,7 +148,7 @@ static int kdir_file(struct pmclog_resolver *res, const char *path,
 	const char *ip;
 
 	if (mname) {
-		if (GROW(res->kmods, res->kmods_cap, res->nkmods + 1)) {
+		if (PMCLOG_GROW(res->kmods, res->kmods_cap, res->nkmods + 1)) {
 			free(mname);
 			return -ENOMEM;
 		}
@@ -369,7 +351,7 @@ static struct obj_priv *object_priv(struct pmclog_resolver *res,
 
 	if (p)
 		return p;
-	if (GROW(res->privs, res->privs_cap, res->nprivs + 1))
+	if (PMCLOG_GROW(res->privs, res->privs_cap, res->nprivs + 1))
 		return NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
