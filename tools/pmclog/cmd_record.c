@@ -43,13 +43,15 @@
 #define READ_BUF_SIZE	(256 * 1024)
 #define TICK_MS		1000	/* live counts; liveness without a pidfd */
 #define DRAIN_TIMEOUT_MS 5000	/* for CLOSELOG after STOP */
+#define MAX_EVENTS	8	/* the module's PMCs per log */
 
 struct record_opts {
 	bool system;		/* -a */
 	pid_t pid;		/* -p PID; 0 if none */
 	char **cmd;		/* CMD ARGS...; NULL if none */
-	const char *event;	/* -e */
-	struct pmclog_alloc alloc;	/* -e parsed, with -F or -c */
+	char *events[MAX_EVENTS];	/* -e, each; strdup()ed */
+	unsigned int nevents;
+	struct pmclog_alloc allocs[MAX_EVENTS];	/* parsed, with -F or -c */
 	unsigned long long freq;	/* -F; 0 if -c */
 	unsigned long long count;	/* -c; 0 if -F */
 	bool children;		/* -d */
@@ -166,18 +168,70 @@ static int check_options(const struct record_opts *o)
 	return 0;
 }
 
-static int parse_event(struct record_opts *o)
+/* -e NAME[,NAME...], repeatable: each event its own PMC in the log. */
+static int add_events(struct record_opts *o, const char *arg)
 {
-	struct pmclog_alloc *alloc = &o->alloc;
+	char *list = strdup(arg), *save = NULL, *name;
 
-	if (pmclog_event_parse(o->event, alloc)) {
-		warnx("unknown event '%s'; known: cpu-clock, cycles, instructions, ref-cycles, branches, branch-misses, cache-references, cache-misses, rHEX, each with an optional :u or :k",
-		      o->event);
-		return EX_USAGE;
+	if (!list) {
+		warn("-e %s", arg);
+		return EX_OSERR;
 	}
-	alloc->period = o->freq ? o->freq : o->count;
-	if (o->freq)
-		alloc->flags |= PMCLOG_PMC_F_FREQ;
+	for (name = strtok_r(list, ",", &save); name;
+	     name = strtok_r(NULL, ",", &save)) {
+		if (o->nevents == MAX_EVENTS) {
+			warnx("at most %d events per recording", MAX_EVENTS);
+			free(list);
+			return EX_USAGE;
+		}
+		o->events[o->nevents] = strdup(name);
+		if (!o->events[o->nevents]) {
+			warn("-e %s", arg);
+			free(list);
+			return EX_OSERR;
+		}
+		o->nevents++;
+	}
+	free(list);
+	return 0;
+}
+
+static void free_events(struct record_opts *o)
+{
+	while (o->nevents)
+		free(o->events[--o->nevents]);
+}
+
+static bool has_clock(const struct pmclog_alloc *allocs, unsigned int n)
+{
+	while (n--)
+		if (allocs[n].event == PMCLOG_EV_CPU_CLOCK)
+			return true;
+	return false;
+}
+
+static int parse_events(struct record_opts *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nevents; i++) {
+		struct pmclog_alloc *alloc = &o->allocs[i];
+
+		if (pmclog_event_parse(o->events[i], alloc)) {
+			warnx("unknown event '%s'; known: cpu-clock, cycles, instructions, ref-cycles, branches, branch-misses, cache-references, cache-misses, rHEX, each with an optional :u or :k",
+			      o->events[i]);
+			return EX_USAGE;
+		}
+		alloc->period = o->freq ? o->freq : o->count;
+		if (o->freq)
+			alloc->flags |= PMCLOG_PMC_F_FREQ;
+		/* One clock per log: a second would sample the same instants. */
+		if (alloc->event == PMCLOG_EV_CPU_CLOCK && i &&
+		    has_clock(o->allocs, i)) {
+			warnx("cpu-clock can be given once per recording");
+			return EX_USAGE;
+		}
+	}
 	return 0;
 }
 
@@ -188,9 +242,8 @@ static const struct option record_long_options[] = {
 
 static int parse_options(int argc, char **argv, struct record_opts *o)
 {
-	int opt;
+	int opt, ret;
 
-	o->event = "cpu-clock";
 	o->output = DEFAULT_OUTPUT;
 	optind = 1;
 	/* '+': the first non-option starts CMD, whose options are its own. */
@@ -208,7 +261,9 @@ static int parse_options(int argc, char **argv, struct record_opts *o)
 				return EX_USAGE;
 			break;
 		case 'e':
-			o->event = optarg;
+			ret = add_events(o, optarg);
+			if (ret)
+				return ret;
 			break;
 		case 'F':
 			if (parse_number("-F", optarg, &o->freq))
@@ -246,51 +301,56 @@ static int parse_options(int argc, char **argv, struct record_opts *o)
 	}
 	if (!o->freq && !o->count)
 		o->freq = DEFAULT_FREQ;
-	return parse_event(o);
+	if (!o->nevents && add_events(o, "cpu-clock"))
+		return EX_OSERR;
+	return parse_events(o);
 }
 
 /* ------------------------------------------------------------------ */
 /* Configuring the log                                                */
 
-static int allocate_pmc(struct recorder *rec, struct pmclog_alloc *alloc)
+/* Allocate the PMC of event @i into @alloc (pmcid filled in). */
+static int allocate_pmc(struct recorder *rec, unsigned int i,
+			struct pmclog_alloc *alloc)
 {
 	const struct record_opts *o = rec->opts;
+	const char *event = o->events[i];
 	struct pmclog_pmu_info pmu = { 0 };
 
-	*alloc = o->alloc;
+	*alloc = o->allocs[i];
 	if (ioctl(rec->dev, PMCLOG_IOC_ALLOCATE, alloc) == 0)
 		return 0;
 	switch (errno) {
 	case ENODEV:
 		if (device_pmu_info(rec->dev, &pmu) == 0 && pmu.pmu == PMCLOG_PMU_NONE)
 			warnx("event %s is unavailable: no hardware PMU: %s; use -e cpu-clock",
-			      o->event, pmu.reason);
+			      event, pmu.reason);
 		else if (pmu.pmu != PMCLOG_PMU_NONE)
 			warnx("event %s is unavailable: this machine's PMU does not count it (see pmclog list); use -e cpu-clock",
-			      o->event);
+			      event);
 		else
 			warnx("event %s needs a hardware PMU: the module found none it can use on this machine (virtual machines often expose none; see dmesg); use -e cpu-clock",
-			      o->event);
+			      event);
 		return EX_UNAVAILABLE;
 	case EBUSY:
 		if (device_pmu_info(rec->dev, &pmu) == 0 && pmu.reserved)
 			warnx("event %s: every counter that can count it is taken; perf holds the PMU (the NMI watchdog or another perf user: sysctl kernel.nmi_watchdog=0 frees it); or use -e cpu-clock",
-			      o->event);
+			      event);
 		else if (pmu.busy)
 			warnx("event %s: every counter that can count it is taken (enabled by another user of the PMU, not registered with the kernel; see pmclog list); use -e cpu-clock",
-			      o->event);
+			      event);
 		else
 			warnx("event %s: every hardware counter is taken (by perf, a watchdog or another pmclog); free one or use -e cpu-clock",
-			      o->event);
+			      event);
 		return EX_TEMPFAIL;
 	case EINVAL:
-		warnx("the module refused event %s with %s %llu: %s", o->event,
+		warnx("the module refused event %s with %s %llu: %s", event,
 		      o->freq ? "-F" : "-c", (unsigned long long)alloc->period,
 		      strerror(errno));
 		return EX_USAGE;
 	default:
 		warnx("%s: PMCLOG_IOC_ALLOCATE of %s failed: %s", device_path(),
-		      o->event, strerror(errno));
+		      event, strerror(errno));
 		return EX_OSERR;
 	}
 }
@@ -732,18 +792,22 @@ static int open_target_pidfd(struct recorder *rec)
 	return EX_OSERR;
 }
 
-static void say_what(const struct recorder *rec, const struct pmclog_alloc *alloc,
-		     __u32 abi)
+static void say_what(const struct recorder *rec,
+		     const struct pmclog_alloc *allocs, __u32 abi)
 {
 	const struct record_opts *o = rec->opts;
+	unsigned int i;
 
 	if (o->verbosity <= 0)
 		return;
-	fprintf(stderr, "pmclog: module ABI %u.%u.%u; %s as pmc %u, %s %llu%s; ",
+	fprintf(stderr, "pmclog: module ABI %u.%u.%u; ",
 		PMCLOG_ABI_VERSION_MAJOR(abi), PMCLOG_ABI_VERSION_MINOR(abi),
-		PMCLOG_ABI_VERSION_PATCH(abi), o->event, alloc->pmcid,
-		o->freq ? "at" : "every", (unsigned long long)alloc->period,
-		o->freq ? " Hz" : " events");
+		PMCLOG_ABI_VERSION_PATCH(abi));
+	for (i = 0; i < o->nevents; i++)
+		fprintf(stderr, "%s as pmc %u, %s %llu%s; ", o->events[i],
+			allocs[i].pmcid, o->freq ? "at" : "every",
+			(unsigned long long)allocs[i].period,
+			o->freq ? " Hz" : " events");
 	if (o->system)
 		fprintf(stderr, "the whole system");
 	else
@@ -795,14 +859,16 @@ static void read_kallsyms(struct recorder *rec)
 static int start_recording(struct recorder *rec)
 {
 	const struct record_opts *o = rec->opts;
-	struct pmclog_alloc alloc;
+	struct pmclog_alloc allocs[MAX_EVENTS];
+	unsigned int i;
 	__u32 abi = 0;
-	int ret;
+	int ret = 0;
 
 	rec->dev = device_open(&abi, 0);
 	if (rec->dev < 0)
 		return -rec->dev;
-	ret = allocate_pmc(rec, &alloc);
+	for (i = 0; i < o->nevents && !ret; i++)
+		ret = allocate_pmc(rec, i, &allocs[i]);
 	if (!ret)
 		ret = open_output(rec);
 	if (!ret)
@@ -818,7 +884,7 @@ static int start_recording(struct recorder *rec)
 		ret = attach_target(rec);
 	if (ret)
 		return ret;
-	say_what(rec, &alloc, abi);
+	say_what(rec, allocs, abi);
 	if (ioctl(rec->dev, PMCLOG_IOC_START) < 0) {
 		warn("%s: PMCLOG_IOC_START", device_path());
 		return EX_OSERR;
@@ -883,17 +949,21 @@ int cmd_record(int argc, char **argv)
 	int ret;
 
 	ret = parse_options(argc, argv, &opts);
-	if (ret)
+	if (ret) {
+		free_events(&opts);
 		return ret < 0 ? EX_OK : ret;
+	}
 	rec.buf = malloc(READ_BUF_SIZE);
 	if (!rec.buf) {
 		warn("cannot allocate the read buffer");
+		free_events(&opts);
 		return EX_OSERR;
 	}
 	ret = start_recording(&rec);
 	if (ret) {
 		teardown(&rec);
 		discard_output(&rec);
+		free_events(&opts);
 		return ret;
 	}
 	rec.live = opts.verbosity >= 0 && isatty(STDERR_FILENO);
@@ -905,5 +975,6 @@ int cmd_record(int argc, char **argv)
 	teardown(&rec);
 	print_summary(&rec);
 	report_command_exit(&rec);
+	free_events(&opts);
 	return rec.status;
 }
