@@ -62,6 +62,7 @@ vm: deps tool
 check: deps
 	$(MAKE) unit
 	tests/man/check-options.sh
+	tests/dkms/run.sh
 	$(MAKE) vm
 
 LINT_KERNELS ?= $(KERNELS)

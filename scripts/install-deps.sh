@@ -21,7 +21,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 base_packages=(
 	build-essential gcc make pkg-config
 	libelf-dev zlib1g-dev libcmocka-dev
-	qemu-system-x86 busybox-static cpio xz-utils kmod
+	qemu-system-x86 busybox-static cpio xz-utils zstd kmod dkms
 )
 
 lint_packages=(sparse mandoc linux-source-6.1)
