@@ -62,7 +62,7 @@ vm: deps tool
 check: deps
 	$(MAKE) unit
 	tests/man/check-options.sh
-	tests/dkms/run.sh
+	tests/dkms/run.sh || [ $$? -eq 4 ]
 	$(MAKE) vm
 
 LINT_KERNELS ?= $(KERNELS)
