@@ -340,19 +340,24 @@ static void test_kallsyms(void **state)
 	assert_int_equal(pmclog_kallsyms__read(f, &ks), 0);
 	fclose(f);
 	assert_int_equal(pmclog_kallsyms__count(ks), 5);
-	assert_int_equal(pmclog_kallsyms__records(ks, 1, 0, &recs, &len), 0);
+	/* The recorder marks the functions its kernel samples fell in... */
+	assert_true(pmclog_kallsyms__mark(ks, 0xffffffff91000050ULL));
+	assert_true(pmclog_kallsyms__mark(ks, 0xffffffffc00010f0ULL));
+	assert_false(pmclog_kallsyms__mark(ks, 0xffffffff90000000ULL));
 	memset(&b, 0, sizeof(b));
 	at(&b, lb_initialize(&b), 1);
-	memcpy(b.data + b.len, recs, len);
-	b.len += len;
-	free(recs);
-	pmclog_kallsyms__free(ks);
 	at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffff91000000ULL, 0xffffffff91000200ULL,
 			 0xffffffff81000000ULL, PMCLOG_MAP_F_INITIAL, "[kernel]"), 5);
 	at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffffc0001000ULL, 0xffffffffc0001100ULL,
 			 0, PMCLOG_MAP_F_INITIAL | PMCLOG_MAP_F_KMODULE, "testmod"), 5);
 	at(&b, lb_pcsample(&b, 0, 1, 1, 0xffffffff91000050ULL, 0), 6);
 	at(&b, lb_pcsample(&b, 0, 1, 1, 0xffffffffc00010f0ULL, 0), 6);
+	/* ...and writes only those, at the end, with INITIALIZE's stamp. */
+	assert_int_equal(pmclog_kallsyms__records(ks, true, 1, 0, &recs, &len), 0);
+	memcpy(b.data + b.len, recs, len);
+	b.len += len;
+	free(recs);
+	pmclog_kallsyms__free(ks);
 	rp = replay_log(&b, st, &seen);
 	assert_int_equal(seen.n, 2);
 	sym = pmclog_symtab__lookup(seen.s[0].obj->logsyms, seen.s[0].objaddr);
@@ -362,7 +367,7 @@ static void test_kallsyms(void **state)
 	sym = pmclog_symtab__lookup(seen.s[1].obj->logsyms, seen.s[1].objaddr);
 	assert_non_null(sym);
 	assert_string_equal(sym->name, "mod_fn2");	/* last: up to the map's end */
-	assert_int_equal(pmclog_replay__stats(rp)->records[PMCLOG_TYPE_KSYMBOL], 5);
+	assert_int_equal(pmclog_replay__stats(rp)->records[PMCLOG_TYPE_KSYMBOL], 2);
 	pmclog_replay__free(rp);
 	pmclog_strings__free(st);
 }

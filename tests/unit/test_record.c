@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `pmclog record` against a stand-in device (record_shim.so, preloaded):
+ * how events turn into ALLOCATEs, and that a recorder whose ATTACH is
+ * refused exits at once instead of waiting for the command it holds.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TOOL	"../../tools/pmclog/pmclog"
+
+static char shim_log[] = "/tmp/pmclog-shim-XXXXXX";
+
+/* Run the tool with args (NULL-terminated); its exit status, or -1. */
+static int run_record(double *seconds, ...)
+{
+	const char *argv[32] = { TOOL, "record", "-q", "-o", "/dev/null" };
+	struct timespec t0, t1;
+	int argc = 5, status;
+	const char *a;
+	va_list ap;
+	pid_t pid;
+
+	va_start(ap, seconds);
+	while ((a = va_arg(ap, const char *)) && argc < 31)
+		argv[argc++] = a;
+	va_end(ap);
+	argv[argc] = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setenv("PMCLOG_DEVICE", "/dev/null", 1);
+		setenv("LD_PRELOAD", "./record_shim.so", 1);
+		setenv("SHIM_LOG", shim_log, 1);
+		alarm(10);	/* a hang fails the test, not the suite */
+		execv(TOOL, (char *const *)argv);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	*seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static char *read_log(void)
+{
+	static char buf[4096];
+	FILE *f = fopen(shim_log, "r");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+static int setup(void **state)
+{
+	int fd = mkstemp(shim_log);
+
+	(void)state;
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(shim_log);
+	return 0;
+}
+
+static void clear_log(void)
+{
+	FILE *f = fopen(shim_log, "w");
+
+	assert_non_null(f);
+	fclose(f);
+}
+
+/* -e repeated and comma lists: one ALLOCATE each, in order. */
+static void test_several_events(void **state)
+{
+	struct stat st;
+	double secs;
+	(void)state;
+
+	clear_log();
+	/* ATTACH is refused: EX_OSERR, and at once (the command was held). */
+	assert_int_equal(run_record(&secs, "-F", "500", "-e", "cycles,instructions",
+				    "-e", "r01c2:u", "--", "sleep", "5", NULL), 71);
+	assert_true(secs < 3);
+	/* A failed start removes only a log it created: not -o /dev/null. */
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	assert_string_equal(read_log(),
+			    "2 0x1 500 0\n"		/* cycles, FREQ */
+			    "3 0x1 500 0\n"		/* instructions */
+			    "9 0x3 500 0x1c2\n");	/* raw, FREQ|USER */
+}
+
+static void test_default_event(void **state)
+{
+	double secs;
+	(void)state;
+
+	clear_log();
+	assert_int_equal(run_record(&secs, "-c", "250000", "--", "true", NULL), 71);
+	assert_string_equal(read_log(), "1 0 250000 0\n");	/* cpu-clock, period */
+}
+
+static void test_bad_events(void **state)
+{
+	double secs;
+	(void)state;
+
+	clear_log();
+	assert_int_equal(run_record(&secs, "-e", "cpu-clock", "-e", "cycles,cpu-clock",
+				    "--", "true", NULL), 64);
+	assert_int_equal(run_record(&secs, "-e", "no-such-event", "--", "true", NULL), 64);
+	assert_int_equal(run_record(&secs, "-e", "a,b,c,d,e,f,g,h,i", "--", "true", NULL), 64);
+	assert_string_equal(read_log(), "");	/* refused before the device */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_several_events),
+		cmocka_unit_test(test_default_event),
+		cmocka_unit_test(test_bad_events),
+	};
+
+	if (access(TOOL, X_OK) || access("./record_shim.so", R_OK)) {
+		fprintf(stderr, "test_record: needs %s and ./record_shim.so (make)\n", TOOL);
+		return 1;
+	}
+	return cmocka_run_group_tests_name("record", tests, setup, teardown);
+}
