@@ -92,7 +92,9 @@ struct recorder {
 	struct timespec last_live;
 	struct pmclog_stats stats;
 	unsigned char *buf;
-	struct pmclog_kallsyms *ksyms;	/* to write after INITIALIZE */
+	struct pmclog_kallsyms *ksyms;	/* to write before CLOSELOG */
+	bool out_created;		/* we created the output file */
+	struct pmclog_header init;	/* INITIALIZE's header, once seen */
 };
 
 /* ------------------------------------------------------------------ */
@@ -394,8 +396,18 @@ static int open_output(struct recorder *rec)
 		return 0;
 	}
 	rec->out_name = path;
-	/* 0600: the log holds kernel addresses (as perf.data does). */
-	rec->out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/*
+	 * 0600: the log holds kernel addresses (as perf.data does).  Whether
+	 * we created it decides whether a failed start may remove it: never
+	 * an existing file (-o /dev/null!).
+	 */
+	rec->out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (rec->out >= 0) {
+		rec->out_created = true;
+		return 0;
+	}
+	if (errno == EEXIST)
+		rec->out = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (rec->out >= 0)
 		return 0;
 	warn("cannot create %s", path);
@@ -573,33 +585,67 @@ static int write_all(struct recorder *rec, const unsigned char *p, size_t len)
 }
 
 /*
- * The first read(2) starts with INITIALIZE: write it, then the KSYMBOL
- * records of /proc/kallsyms with its tstamp and cpu, then the rest.
+ * The KSYMBOL records of the kernel functions the samples so far fell in,
+ * from the /proc/kallsyms read at START, with INITIALIZE's tstamp and cpu:
+ * they describe the kernel as it was then, wherever they sit in the file.
+ * Written once, before CLOSELOG (or at the end of a log without one).
  */
-static int write_first(struct recorder *rec, const unsigned char *p, size_t len)
+static int write_ksyms(struct recorder *rec)
 {
-	const struct pmclog_header *h = (const void *)p;
-	size_t first = len >= sizeof(*h) && h->length <= len ? h->length : len;
 	void *ks = NULL;
 	size_t kslen = 0;
-	int ret;
+	int ret = 0;
 
-	if (len < sizeof(*h) || h->type != PMCLOG_TYPE_INITIALIZE ||
-	    pmclog_kallsyms__records(rec->ksyms, h->tstamp, h->cpu, &ks, &kslen)) {
+	if (!rec->ksyms)
+		return 0;
+	if (rec->init.type != PMCLOG_TYPE_INITIALIZE ||
+	    pmclog_kallsyms__records(rec->ksyms, true, rec->init.tstamp,
+				     rec->init.cpu, &ks, &kslen)) {
 		warnx("cannot add the kernel symbols to %s: %s", rec->out_name,
-		      len < sizeof(*h) || h->type != PMCLOG_TYPE_INITIALIZE ?
-		      "the log does not start with INITIALIZE" : "out of memory");
+		      rec->init.type != PMCLOG_TYPE_INITIALIZE ?
+		      "the log has no INITIALIZE" : "out of memory");
 		kslen = 0;
 	}
 	pmclog_kallsyms__free(rec->ksyms);
 	rec->ksyms = NULL;
-	ret = write_all(rec, p, first);
-	if (!ret && kslen) {
+	if (kslen) {
 		pmclog_stats__account(&rec->stats, ks, kslen);
 		ret = write_all(rec, ks, kslen);
 	}
 	free(ks);
-	return ret ? ret : write_all(rec, p + first, len - first);
+	return ret;
+}
+
+/*
+ * Write @len bytes of whole records: note INITIALIZE's header, mark the
+ * kernel functions of kernel samples, and put the kernel symbols before
+ * CLOSELOG, the last record.
+ */
+static int write_records(struct recorder *rec, const unsigned char *p,
+			 size_t len)
+{
+	size_t off = 0;
+
+	if (!rec->ksyms)
+		return write_all(rec, p, len);
+	while (off + sizeof(struct pmclog_header) <= len) {
+		const struct pmclog_header *h = (const void *)(p + off);
+
+		if (h->length < sizeof(*h) || off + h->length > len)
+			break;
+		if (h->type == PMCLOG_TYPE_INITIALIZE)
+			rec->init = *h;
+		else if (h->type == PMCLOG_TYPE_PCSAMPLE &&
+			 h->length >= sizeof(struct pmclog_pcsample) &&
+			 !(h->flags & PMCLOG_HF_USER))
+			pmclog_kallsyms__mark(rec->ksyms,
+					      ((const struct pmclog_pcsample *)h)->pc);
+		else if (h->type == PMCLOG_TYPE_CLOSELOG)
+			return write_all(rec, p, off) || write_ksyms(rec) ||
+			       write_all(rec, p + off, len - off) ? -1 : 0;
+		off += h->length;
+	}
+	return write_all(rec, p, len);
 }
 
 /*
@@ -623,8 +669,7 @@ static ssize_t copy_records(struct recorder *rec)
 	pmclog_stats__account(&rec->stats, rec->buf, (size_t)n);
 	if (rec->write_failed)
 		return n;
-	if (rec->ksyms ? write_first(rec, rec->buf, (size_t)n) :
-	    write_all(rec, rec->buf, (size_t)n))
+	if (write_records(rec, rec->buf, (size_t)n))
 		return -1;
 	return n;
 }
@@ -753,6 +798,9 @@ static void stop_and_drain(struct recorder *rec)
 		}
 		drain_log(rec);
 	}
+	/* A log that ended without CLOSELOG still gets its symbols. */
+	if (!rec->write_failed)
+		write_ksyms(rec);
 	if (rec->status == EX_OK && !rec->stats.closelog) {
 		warnx("the log in %s ended without CLOSELOG", rec->out_name);
 		rec->status = EX_PROTOCOL;
@@ -825,7 +873,7 @@ static long long ms_since(const struct timespec *t0)
 }
 
 /*
- * The kernel's text symbols, for write_first().  Without them a report
+ * The kernel's text symbols, for write_ksyms().  Without them a report
  * needs the kernel's files (-k); so a failure is said, not fatal.
  */
 static void read_kallsyms(struct recorder *rec)
@@ -935,7 +983,8 @@ static void discard_output(struct recorder *rec)
 	if (rec->out < 0 || rec->out == STDOUT_FILENO)
 		return;
 	close(rec->out);
-	unlink(rec->out_name);
+	if (rec->out_created)
+		unlink(rec->out_name);
 	rec->out = -1;
 }
 
