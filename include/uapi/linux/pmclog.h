@@ -29,8 +29,9 @@
  * (tstamp, position in the stream); it then sees every MAP_IN before the
  * samples inside it and every MAP_OUT after them.  The MAP_INs of what was
  * already mapped at START (PMCLOG_MAP_F_INITIAL) carry START's time.
- * Records that the recorder adds (PMCLOG_HF_SYNTH) carry the tstamp of the
- * record they follow.
+ * Records that the recorder adds (PMCLOG_HF_SYNTH) describe the kernel as
+ * it was at the start: they carry INITIALIZE's tstamp wherever they are in
+ * the file (pmclog record writes them just before CLOSELOG).
  *
  * Reading.  read(2) returns whole records only, as many as fit in the
  * buffer; a buffer too small for the next record fails with EINVAL.
@@ -290,7 +291,8 @@ struct pmclog_dropnotify {
  * modules loaded and unloaded during the run alike.  The module writes
  * these for the modules that load while the log runs (their .init.text
  * functions included); the recorder writes them, with PMCLOG_HF_SYNTH,
- * for the kernel and the modules already loaded (from /proc/kallsyms).
+ * for the functions of the kernel and of the modules already loaded that
+ * its samples fell in (from /proc/kallsyms, read at START).
  *
  *   pid     PMCLOG_PID_KERNEL
  *   start   first byte of the function

@@ -115,6 +115,12 @@ at_least "$nk" 1 "--no-kallsyms: kernel samples are [kernel] [not found] + addre
 s1=$(wc -c <"$OUT/sc.pmclog")
 s0=$(wc -c <"$OUT/sc-nok.pmclog")
 diag "log size with kallsyms $s1 bytes, without $s0"
+# The recorder saves only the functions the kernel samples fell in (a
+# few dozen here), not all of /proc/kallsyms (about 47,000).
+pmclog dump -i "$OUT/sc.pmclog" >"$OUT/sc.dump" 2>/dev/null
+nsym=$(grep -c '^KSYMBOL .* synth=1 ' "$OUT/sc.dump")
+in_band "$nsym" 1 2000 "the log holds the sampled kernel functions' symbols, not all of kallsyms"
+is "$(tail -n 1 "$OUT/sc.dump" | cut -d' ' -f1)" CLOSELOG "CLOSELOG is still the last record"
 
 # ------------------------------------------------------------------
 # -r: the objects copied under another root

@@ -24,6 +24,8 @@ struct ksym {
 struct pmclog_kallsyms {
 	struct ksym *syms;
 	size_t count, cap;
+	size_t *by_addr;	/* indexes of syms, by address */
+	bool *used;		/* a sample fell in syms[i] */
 	char *names;
 	size_t names_len, names_cap;
 	bool any_address;
@@ -34,6 +36,8 @@ void pmclog_kallsyms__free(struct pmclog_kallsyms *ks)
 	if (!ks)
 		return;
 	free(ks->syms);
+	free(ks->by_addr);
+	free(ks->used);
 	free(ks->names);
 	free(ks);
 }
@@ -125,6 +129,54 @@ static void set_sizes(struct pmclog_kallsyms *ks)
 			ks->syms[i].size = ks->syms[i + 1].addr - ks->syms[i].addr;
 }
 
+static const struct pmclog_kallsyms *sort_ks;
+
+static int by_addr_cmp(const void *a, const void *b)
+{
+	__u64 x = sort_ks->syms[*(const size_t *)a].addr;
+	__u64 y = sort_ks->syms[*(const size_t *)b].addr;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The by-address index for pmclog_kallsyms__mark(), and its marks. */
+static int index_by_addr(struct pmclog_kallsyms *ks)
+{
+	ks->by_addr = malloc((ks->count ? ks->count : 1) * sizeof(*ks->by_addr));
+	ks->used = calloc(ks->count ? ks->count : 1, sizeof(*ks->used));
+	if (!ks->by_addr || !ks->used)
+		return -ENOMEM;
+	for (size_t i = 0; i < ks->count; i++)
+		ks->by_addr[i] = i;
+	sort_ks = ks;
+	qsort(ks->by_addr, ks->count, sizeof(*ks->by_addr), by_addr_cmp);
+	sort_ks = NULL;
+	return 0;
+}
+
+bool pmclog_kallsyms__mark(struct pmclog_kallsyms *ks, __u64 pc)
+{
+	size_t lo = 0, hi = ks->count;
+	const struct ksym *k;
+
+	/* The last symbol at or below pc. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ks->syms[ks->by_addr[mid]].addr <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	k = &ks->syms[ks->by_addr[lo - 1]];
+	if (k->size && pc - k->addr >= k->size)
+		return false;
+	ks->used[ks->by_addr[lo - 1]] = true;
+	return true;
+}
+
 int pmclog_kallsyms__read(FILE *f, struct pmclog_kallsyms **out)
 {
 	struct pmclog_kallsyms *ks = calloc(1, sizeof(*ks));
@@ -143,19 +195,24 @@ int pmclog_kallsyms__read(FILE *f, struct pmclog_kallsyms **out)
 		return ret;
 	}
 	set_sizes(ks);
+	if (index_by_addr(ks)) {
+		pmclog_kallsyms__free(ks);
+		return -ENOMEM;
+	}
 	*out = ks;
 	return 0;
 }
 
-int pmclog_kallsyms__records(const struct pmclog_kallsyms *ks, __u64 tstamp,
-			     __u16 cpu, void **buf, size_t *len)
+int pmclog_kallsyms__records(const struct pmclog_kallsyms *ks, bool marked,
+			     __u64 tstamp, __u16 cpu, void **buf, size_t *len)
 {
 	size_t total = 0, off = 0;
 	unsigned char *p;
 
 	for (size_t i = 0; i < ks->count; i++)
-		total += (sizeof(struct pmclog_ksymbol) +
-			  strlen(ks->names + ks->syms[i].name) + 1 + 7) & ~(size_t)7;
+		if (!marked || ks->used[i])
+			total += (sizeof(struct pmclog_ksymbol) +
+				  strlen(ks->names + ks->syms[i].name) + 1 + 7) & ~(size_t)7;
 	p = calloc(1, total ? total : 1);
 	if (!p)
 		return -ENOMEM;
@@ -164,6 +221,8 @@ int pmclog_kallsyms__records(const struct pmclog_kallsyms *ks, __u64 tstamp,
 		struct pmclog_ksymbol *r = (void *)(p + off);
 		size_t n = (sizeof(*r) + strlen(name) + 1 + 7) & ~(size_t)7;
 
+		if (marked && !ks->used[i])
+			continue;
 		r->header = (struct pmclog_header){
 			.magic = PMCLOG_HEADER_MAGIC, .type = PMCLOG_TYPE_KSYMBOL,
 			.length = (__u16)n, .cpu = cpu, .flags = PMCLOG_HF_SYNTH,

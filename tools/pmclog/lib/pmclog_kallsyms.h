@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * libpmclog kallsyms: the kernel's text symbols, read from /proc/kallsyms
- * by `pmclog record` and saved in the log as KSYMBOL records (with
- * PMCLOG_HF_SYNTH), so that a report names kernel functions on any
+ * by `pmclog record` when it starts, and saved at the end of the log as
+ * KSYMBOL records (with PMCLOG_HF_SYNTH) for the functions its kernel
+ * samples fell in, so that a report names kernel functions on any
  * machine: Debian's /boot/System.map is a stub.
  *
  * Text symbols are types t, T, w and W; a symbol's size is the distance
@@ -12,6 +13,7 @@
 #ifndef PMCLOG_KALLSYMS_H
 #define PMCLOG_KALLSYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <linux/types.h>
@@ -27,10 +29,16 @@ void pmclog_kallsyms__free(struct pmclog_kallsyms *ks);
 size_t pmclog_kallsyms__count(const struct pmclog_kallsyms *ks);
 
 /*
- * The KSYMBOL records, one per symbol, with tstamp and cpu (those of the
- * INITIALIZE record they follow), in a malloc'd buffer.
+ * Mark the symbol that holds pc (a kernel sample's): return whether one
+ * does.  Symbols keep the size to the next one of their object.
  */
-int pmclog_kallsyms__records(const struct pmclog_kallsyms *ks, __u64 tstamp,
-			     __u16 cpu, void **buf, size_t *len);
+bool pmclog_kallsyms__mark(struct pmclog_kallsyms *ks, __u64 pc);
+
+/*
+ * The KSYMBOL records of every symbol, or with marked only of the marked
+ * ones, with tstamp and cpu (INITIALIZE's), in a malloc'd buffer.
+ */
+int pmclog_kallsyms__records(const struct pmclog_kallsyms *ks, bool marked,
+			     __u64 tstamp, __u16 cpu, void **buf, size_t *len);
 
 #endif /* PMCLOG_KALLSYMS_H */
