@@ -21,10 +21,12 @@
  * NULs to its length.  The first record of a log is INITIALIZE, the last
  * one is CLOSELOG.
  *
- * Order.  The records of one CPU are in the stream in tstamp order, but
- * the stream as a whole is not: samples wait in a small per-CPU buffer
- * (the module parameter nsamples) until that CPU's next tick, while
- * MAP_IN, MAP_OUT, PROC* and KSYMBOL are written when the change happens.
+ * Order.  The stream is not in tstamp order, not even per CPU: samples
+ * wait in a small per-CPU buffer (the module parameter nsamples) until
+ * that CPU's next tick, while MAP_IN, MAP_OUT, PROC* and KSYMBOL are
+ * written when the change happens, and an interrupt may drain samples
+ * between the moment such a record is stamped and the moment it is
+ * written.
  * A reader that attributes samples to objects first sorts the records by
  * (tstamp, position in the stream); it then sees every MAP_IN before the
  * samples inside it and every MAP_OUT after them.  The MAP_INs of what was
