@@ -21,24 +21,11 @@
 
 #include "pmclog.h"
 #include "pmclog_events.h"
+#include "pmclog_format.h"
 
 struct list_ctx {
 	const struct pmclog_pmu_info *pmu;	/* NULL: module predates 1.1 */
 };
-
-static const char *pmu_kind_name(__u16 pmu)
-{
-	switch (pmu) {
-	case PMCLOG_PMU_INTEL_ARCH:
-		return "intel-arch";
-	case PMCLOG_PMU_AMD_CORE:
-		return "amd-core";
-	case PMCLOG_PMU_AMD_K7:
-		return "amd-k7";
-	default:
-		return "none";
-	}
-}
 
 static __u32 event_of(const char *name)
 {
@@ -115,7 +102,9 @@ int cmd_list(int argc, char **argv)
 	} else if (info.pmu == PMCLOG_PMU_NONE) {
 		printf("pmu: none: %s\n", info.reason);
 	} else {
-		printf("pmu: %s", pmu_kind_name(info.pmu));
+		const char *name = pmclog_pmu_name(info.pmu);
+
+		printf("pmu: %s", name ? name : "unknown");
 		if (info.version)
 			printf(" v%u", info.version);
 		printf(", %u general-purpose counters (%u bits)", info.ngp, info.gp_width);

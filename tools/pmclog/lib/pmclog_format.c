@@ -23,7 +23,7 @@ static const char *vendor_name(unsigned int vendor)
 	}
 }
 
-static const char *pmu_name(unsigned int pmu)
+const char *pmclog_pmu_name(unsigned int pmu)
 {
 	switch (pmu) {
 	case PMCLOG_PMU_NONE:
@@ -83,7 +83,7 @@ static void put_initialize(FILE *f, const struct pmclog_record *rec)
 	put_enum(f, "vendor", vendor_name(in->cpu_vendor), in->cpu_vendor);
 	fprintf(f, " family=%u model=%u stepping=%u",
 		in->cpu_family, in->cpu_model, in->cpu_stepping);
-	put_enum(f, "pmu", pmu_name(in->pmu), in->pmu);
+	put_enum(f, "pmu", pmclog_pmu_name(in->pmu), in->pmu);
 	put_string(f, "cpuid", rec->name);
 }
 

@@ -24,4 +24,7 @@
  */
 int pmclog_format_record(FILE *f, const struct pmclog_record *rec);
 
+/* The name of a PMCLOG_PMU_* value ("intel-arch"), or NULL if unknown. */
+const char *pmclog_pmu_name(unsigned int pmu);
+
 #endif /* PMCLOG_FORMAT_H */
