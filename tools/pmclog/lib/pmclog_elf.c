@@ -488,7 +488,7 @@ int pmclog_sysmap__load(const char *path, struct pmclog_strings *strings,
 	}
 	if (pmclog_symtab__count(t) < PMCLOG_SYSMAP_MIN) {
 		ret = load_fail(ENOENT, err, errlen,
-				"%s: %zu text symbols: a stub (Debian's real System.map is in the -dbg package)",
+				"%s: %zu text symbols: a placeholder (Debian's real System.map is in the -dbg package)",
 				path, pmclog_symtab__count(t));
 		pmclog_symtab__free(t);
 		return ret;

@@ -4,7 +4,7 @@
  * by `pmclog record` when it starts, and saved at the end of the log as
  * KSYMBOL records (with PMCLOG_HF_SYNTH) for the functions its kernel
  * samples fell in, so that a report names kernel functions on any
- * machine: Debian's /boot/System.map is a stub.
+ * machine: Debian's /boot/System.map is only a placeholder.
  *
  * Text symbols are types t, T, w and W; a symbol's size is the distance
  * to the next symbol of the same object (the kernel, or one module), 0

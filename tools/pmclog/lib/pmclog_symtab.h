@@ -124,7 +124,7 @@ bool pmclog_elf__offset_to_vaddr(const struct pmclog_elf *e, __u64 off,
 /*
  * The text symbols (t, T, w, W) of a System.map or of /proc/kallsyms text
  * at path, at the addresses written there.  A file with fewer than
- * PMCLOG_SYSMAP_MIN symbols (Debian's stub System.map) fails with ENOENT.
+ * PMCLOG_SYSMAP_MIN symbols (Debian's placeholder System.map) fails with ENOENT.
  */
 #define PMCLOG_SYSMAP_MIN	100
 int pmclog_sysmap__load(const char *path, struct pmclog_strings *strings,
