@@ -4,7 +4,7 @@
  * cc: a PIE and a non-PIE program, a shared object, the same stripped to
  * its .dynsym, and an ET_REL object laid out as a kernel module (core
  * and .init text); the symbol tables themselves (zero-sized symbols,
- * aliases, System.map and its stub); and a whole report (replay ->
+ * aliases, System.map and its placeholder); and a whole report (replay ->
  * resolver -> rows, json, gprof files that binutils' gprof reads back).
  */
 #include <errno.h>
@@ -258,7 +258,7 @@ static void test_sysmap(void **state)
 	fprintf(f, "ffffffffffffffff B The real System.map is in the linux-image-6.1-dbg package\n");
 	fclose(f);
 	assert_int_equal(pmclog_sysmap__load(path, st, &t, err, sizeof(err)), -ENOENT);
-	assert_non_null(strstr(err, "stub"));
+	assert_non_null(strstr(err, "placeholder"));
 	f = fopen(path, "w");
 	for (int i = 0; i < 200; i++)
 		fprintf(f, "%llx %c fn%d\n", 0xffffffff81000000ULL + i * 0x40, i % 2 ? 't' : 'T', i);
@@ -283,19 +283,17 @@ struct report_run {
 	struct pmclog_report *rep;
 };
 
-static void report_run(struct report_run *rr, struct logbuf *b, const char *root)
+static void report_run_opts(struct report_run *rr, struct logbuf *b,
+			    const char *root, const struct pmclog_report_opts *o)
 {
 	struct pmclog_resolver_opts ro = { .root = root };
-	struct pmclog_report_opts o = {
-		.keys = { PMCLOG_SORT_DSO, PMCLOG_SORT_SYM }, .nkeys = 2,
-	};
 	struct pmclog_reader *r = pmclog_reader__new(NULL);
 	struct pmclog_record rec;
 
 	rr->st = pmclog_strings__new();
 	rr->rp = pmclog_replay__new(rr->st);
 	rr->res = pmclog_resolver__new(rr->st, &ro);
-	rr->rep = pmclog_report__new(rr->st, rr->rp, rr->res, &o);
+	rr->rep = pmclog_report__new(rr->st, rr->rp, rr->res, o);
 	pmclog_reader__feed(r, b->data, b->len);
 	pmclog_reader__feed_eof(r);
 	while (pmclog_reader__next(r, &rec) == 1)
@@ -303,6 +301,15 @@ static void report_run(struct report_run *rr, struct logbuf *b, const char *root
 	pmclog_reader__free(r);
 	assert_int_equal(pmclog_replay__run(rr->rp, pmclog_report__sample, rr->rep), 0);
 	assert_int_equal(pmclog_report__finish(rr->rep), 0);
+}
+
+static void report_run(struct report_run *rr, struct logbuf *b, const char *root)
+{
+	struct pmclog_report_opts o = {
+		.keys = { PMCLOG_SORT_DSO, PMCLOG_SORT_SYM }, .nkeys = 2,
+	};
+
+	report_run_opts(rr, b, root, &o);
 }
 
 static void report_free(struct report_run *rr)
@@ -313,11 +320,16 @@ static void report_free(struct report_run *rr)
 	pmclog_strings__free(rr->st);
 }
 
-/* A log of the nopie program mapped whole at BASE: 30 alpha, 10 beta. */
-static void program_log(struct logbuf *b, const char *path, struct pmclog_elf *e)
+/*
+ * A log of the nopie program mapped whole at BASE: 30 alpha, then 10 beta.
+ * Returns the offset of the first beta sample (its tstamp is the builder's
+ * base plus that offset, INITIALIZE's the base).
+ */
+static size_t program_log(struct logbuf *b, const char *path, struct pmclog_elf *e)
 {
 	__u64 a = file_offset(e, nm_value("nopie", "alpha"));
 	__u64 bt = file_offset(e, nm_value("nopie", "beta"));
+	size_t first_beta;
 
 	lb_initialize(b);
 	lb_pmcallocate(b, 1, PMCLOG_EV_CPU_CLOCK, PMCLOG_PMC_F_FREQ, 1000, "cpu-clock");
@@ -325,11 +337,42 @@ static void program_log(struct logbuf *b, const char *path, struct pmclog_elf *e
 	lb_map_in(b, 3, BASE + 0x200000, BASE + 0x201000, 0, 0, "/no/such/lib.so");
 	for (int i = 0; i < 30; i++)
 		lb_pcsample(b, i % 2, 3, 3, BASE + a + (i % 3), 1);
+	first_beta = b->len;
 	for (int i = 0; i < 10; i++)
 		lb_pcsample(b, 0, 3, 3, BASE + bt, 1);
 	lb_pcsample(b, 0, 3, 3, BASE + 0x200010, 1);
 	lb_pcsample(b, 0, 3, 3, 0x1234, 1);
 	lb_closelog(b, 42, 0, 0);
+	return first_beta;
+}
+
+/* --time: only the samples in the window, counted as left out otherwise. */
+static void test_report_time(void **state)
+{
+	static struct logbuf b;
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_elf *e = load(st, "nopie");
+	struct pmclog_report_opts o = {
+		.keys = { PMCLOG_SORT_DSO, PMCLOG_SORT_SYM }, .nkeys = 2,
+		.has_time = true,
+	};
+	struct report_run rr;
+	size_t beta;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	beta = program_log(&b, "/nopie", e);
+	/* The ten beta samples, 32 bytes (and so 32 ns) apart. */
+	o.time_from = beta;
+	o.time_to = beta + 10 * sizeof(struct pmclog_pcsample);
+	report_run_opts(&rr, &b, dir, &o);
+	assert_int_equal(pmclog_report__nrows(rr.rep), 1);
+	assert_string_equal(pmclog_report__row(rr.rep, 0)->symbol, "beta");
+	assert_int_equal(pmclog_report__row(rr.rep, 0)->samples, 10);
+	assert_int_equal(pmclog_report__stats(rr.rep)->filtered_out, 32);
+	report_free(&rr);
+	pmclog_elf__free(e);
+	pmclog_strings__free(st);
 }
 
 static void test_report_rows(void **state)
@@ -430,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_symtab_sizes),
 		cmocka_unit_test(test_sysmap),
 		cmocka_unit_test(test_report_rows),
+		cmocka_unit_test(test_report_time),
 		cmocka_unit_test(test_gprof),
 	};
 

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -43,12 +44,13 @@ struct report_args {
 	int verbosity;
 };
 
-enum { OPT_SORT = 256, OPT_PID, OPT_FORMAT, OPT_DEMANGLE, OPT_NO_DEMANGLE };
+enum { OPT_SORT = 256, OPT_PID, OPT_TIME, OPT_FORMAT, OPT_DEMANGLE, OPT_NO_DEMANGLE };
 
 static const struct option long_options[] = {
 	{ "input", required_argument, NULL, 'i' },
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "pid", required_argument, NULL, OPT_PID },
+	{ "time", required_argument, NULL, OPT_TIME },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "demangle", no_argument, NULL, OPT_DEMANGLE },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
@@ -60,7 +62,8 @@ static void report_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pmclog report [-i FILE] [-k KERNELDIR|KERNELFILE] [-r ROOT] [-g DIR [-M MAPFILE]]\n"
-		"                     [--sort KEYS] [--pid PID[,PID...]] [--format text|json|folded]\n"
+		"                     [--sort KEYS] [--pid PID[,PID...]] [--time FROM,TO]\n"
+		"                     [--format text|json|folded]\n"
 		"                     [--no-demangle] [-q | -v]\n"
 		"  -i FILE     the log (default %s; - for standard input)\n"
 		"  -k DIR      where the kernel (vmlinux, System.map) and its modules (.ko,\n"
@@ -73,6 +76,8 @@ static void report_usage(FILE *f)
 		"  --sort KEYS comma-separated from pid, dso (object), sym (symbol);\n"
 		"              default dso,sym\n"
 		"  --pid PIDS  only these processes' samples\n"
+		"  --time FROM,TO  only samples taken FROM to TO seconds after the log\n"
+		"              started (decimals allowed; either may be empty)\n"
 		"  --format F  text (default), json (rows and statistics), folded\n"
 		"  --no-demangle  C++ and Rust names as in the symbol table\n"
 		"  -q          no statistics on stderr;  -v  more, and objects by full path\n",
@@ -108,6 +113,43 @@ static int parse_sort(struct report_args *a, const char *s)
 	if (ret || !a->opts.nkeys)
 		warnx("--sort %s: expected a comma-separated list of pid, dso, sym, each once", s);
 	return ret || !a->opts.nkeys ? -1 : 0;
+}
+
+/* One side of --time: seconds, or empty for the log's edge (*ns kept). */
+static int parse_seconds(const char *s, size_t len, __u64 *ns)
+{
+	char buf[64], *end;
+	double v;
+
+	if (!len)
+		return 0;
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	v = strtod(buf, &end);
+	if (errno || *end || v < 0 || v > 1e9)
+		return -1;
+	*ns = (__u64)(v * 1e9 + 0.5);
+	return 0;
+}
+
+/* --time FROM,TO: seconds after INITIALIZE; FROM or TO may be empty. */
+static int parse_time(struct report_args *a, const char *s)
+{
+	const char *comma = strchr(s, ',');
+
+	a->opts.time_from = 0;
+	a->opts.time_to = UINT64_MAX;
+	if (!comma || parse_seconds(s, (size_t)(comma - s), &a->opts.time_from) ||
+	    parse_seconds(comma + 1, strlen(comma + 1), &a->opts.time_to) ||
+	    a->opts.time_from >= a->opts.time_to) {
+		warnx("--time %s: expected FROM,TO in seconds after the log's start, FROM < TO (e.g. 1.5,3 or ,2)", s);
+		return -1;
+	}
+	a->opts.has_time = true;
+	return 0;
 }
 
 static int parse_pids(struct report_args *a, const char *s)
@@ -152,6 +194,7 @@ static int parse_one(struct report_args *a, int opt)
 	case 'v': a->verbosity = 1; return 0;
 	case OPT_SORT: return parse_sort(a, optarg) ? EX_USAGE : 0;
 	case OPT_PID: return parse_pids(a, optarg) ? EX_USAGE : 0;
+	case OPT_TIME: return parse_time(a, optarg) ? EX_USAGE : 0;
 	case OPT_FORMAT:
 		a->format = optarg;
 		if (known_format(optarg))

@@ -282,6 +282,7 @@ static int on_header_records(struct pmclog_replay *r,
 	switch (h->type) {
 	case PMCLOG_TYPE_INITIALIZE:
 		r->stats.abi_version = in->abi_version;
+		r->stats.start_tstamp = h->tstamp;
 		return 0;
 	case PMCLOG_TYPE_PMCALLOCATE:
 		r->stats.event = pmclog_strings__intern(r->strings, pa->name);

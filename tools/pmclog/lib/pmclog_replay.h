@@ -77,6 +77,7 @@ struct pmclog_replay_stats {
 	__u64 ksymbols_unmapped;	/* KSYMBOL inside no kernel map, ever */
 	__u64 maps_bad;			/* MAP_IN/MAP_OUT with end <= start */
 	__u32 abi_version;
+	__u64 start_tstamp;		/* INITIALIZE's: the log's time 0 */
 	__u64 period;
 	bool freq;
 	const char *event;		/* interned PMCALLOCATE name, or NULL */

@@ -65,6 +65,16 @@ static bool pid_wanted(const struct pmclog_report *rep, __u32 pid)
 	return false;
 }
 
+static bool time_wanted(const struct pmclog_report *rep, __u64 tstamp)
+{
+	__u64 t0 = pmclog_replay__stats(rep->replay)->start_tstamp, t;
+
+	if (!rep->opts.has_time)
+		return true;
+	t = tstamp > t0 ? tstamp - t0 : 0;
+	return t >= rep->opts.time_from && t < rep->opts.time_to;
+}
+
 static bool sorts_by(const struct pmclog_report *rep, enum pmclog_sort_key k)
 {
 	for (size_t i = 0; i < rep->opts.nkeys; i++)
@@ -83,7 +93,7 @@ int pmclog_report__sample(void *ctx, const struct pmclog_sample_loc *s)
 	};
 	struct addr_ent *e;
 
-	if (!pid_wanted(rep, s->pid)) {
+	if (!pid_wanted(rep, s->pid) || !time_wanted(rep, s->tstamp)) {
 		rep->stats.filtered_out++;
 		return 0;
 	}

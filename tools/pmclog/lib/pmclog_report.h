@@ -32,6 +32,9 @@ struct pmclog_report_opts {
 	size_t nkeys;
 	const __u32 *pids;	/* only these pids; NULL: all */
 	size_t npids;
+	/* Only samples in [time_from, time_to), ns after INITIALIZE. */
+	bool has_time;
+	__u64 time_from, time_to;
 	bool full_paths;	/* objects by path, not by file name */
 	bool demangle;		/* C++ / Rust (legacy) names demangled */
 };
@@ -46,8 +49,8 @@ struct pmclog_row {
 };
 
 struct pmclog_report_stats {
-	__u64 samples;		/* after the pid filter */
-	__u64 filtered_out;
+	__u64 samples;		/* after the pid and time filters */
+	__u64 filtered_out;	/* left out by them */
 	__u64 resolved;		/* a function named */
 	__u64 no_object;	/* in no map */
 	__u64 no_function;	/* in an object, not in a known function */

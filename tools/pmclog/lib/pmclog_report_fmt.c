@@ -326,7 +326,7 @@ void pmclog_report__print_stats(const struct pmclog_report *rep, FILE *f,
 		(unsigned long long)rs->no_object, (unsigned long long)rs->no_function,
 		(unsigned long long)rs->hidden);
 	if (rs->filtered_out)
-		fprintf(f, "; %llu of other pids left out", (unsigned long long)rs->filtered_out);
+		fprintf(f, "; %llu left out by --pid or --time", (unsigned long long)rs->filtered_out);
 	fputc('\n', f);
 	stats_objects(rep, f, verbosity);
 	fprintf(f, "pmclog report: dropped by the kernel: %llu samples, %llu records\n",
