@@ -63,6 +63,30 @@ fi
 cross=$(($(samples_of "$OUT/dl.folded" libhot_a.so hot_b) + $(samples_of "$OUT/dl.folded" libhot_b.so hot_a)))
 is "$cross" 0 "no sample of one library is named after the other's function"
 
+# Phase by phase (--time): the window from each library's MAP_IN to its
+# MAP_OUT, in seconds after INITIALIZE; most of its samples are its hot
+# function's.
+pmclog dump -i "$OUT/dl.pmclog" >"$OUT/dl.dump" 2>/dev/null
+kv_awk "$OUT/dl.dump" '$1 == "INITIALIZE" { t0 = f["ts"] }
+	$1 == "MAP_IN" && f["path"] ~ /libhot_[ab]\.so$/ { s[f["start"]] = f["ts"]; p[f["start"]] = f["path"] }
+	$1 == "MAP_OUT" && (f["start"] in s) {
+		w = p[f["start"]]; sub(/.*libhot_/, "", w); sub(/\.so$/, "", w)
+		printf "%s %.6f %.6f\n", w, (s[f["start"]] - t0) / 1e9, (f["ts"] - t0) / 1e9
+		delete s[f["start"]]
+	}' >"$OUT/dl.windows"
+is "$(wc -l <"$OUT/dl.windows")" 2 "the dlswap log has a MAP_IN/MAP_OUT window for each library"
+while read -r lib from to; do
+	report "$OUT/dl.pmclog" "dl-$lib" --time "$from,$to"
+	n=$(samples_of "$OUT/dl-$lib.folded" "libhot_$lib.so" "hot_$lib")
+	all=$(total_of "$OUT/dl-$lib.folded")
+	diag "libhot_$lib.so mapped from $from s to $to s: $n of $all samples in hot_$lib"
+	if [ "$all" -gt 0 ]; then
+		at_least $((n * 100 / all)) 80 "while libhot_$lib.so was mapped, hot_$lib has most samples (percent)"
+	else
+		not_ok "the report of libhot_$lib.so's window has samples"
+	fi
+done <"$OUT/dl.windows"
+
 # ------------------------------------------------------------------
 # The test module: two loads, no .ko at report time
 
