@@ -79,7 +79,6 @@ static LIST_HEAD(pmclog_pmu_running);	/* started PMCs; under mutex */
 static struct pmclog_owner *pmclog_pmu_slot_owner[PMCLOG_PMU_MAX_SLOTS];
 
 static DEFINE_MUTEX(pmclog_pmu_tp_mutex);
-static struct tracepoint *pmclog_pmu_tp_switch;
 static unsigned int pmclog_pmu_tp_users;	/* under tp_mutex */
 
 static int pmclog_pmu_hp_state = -1;
@@ -354,27 +353,18 @@ static void pmclog_pmu_sched_switch(void *data, bool preempt,
 	pmclog_pmu_thaw(&pmclog_pmu_caps, pc, in & ~out, now);
 }
 
-static void pmclog_pmu_find_tp(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "sched_switch"))
-		pmclog_pmu_tp_switch = tp;
-}
+static struct pmclog_tracepoint pmclog_pmu_tp_switch = {
+	.name = "sched_switch", .probe = pmclog_pmu_sched_switch,
+};
 
+/* Process mode's scheduler hook, registered while a PMC needs it. */
 static int pmclog_pmu_tp_get(void)
 {
 	int ret = 0;
 
 	mutex_lock(&pmclog_pmu_tp_mutex);
-	if (!pmclog_pmu_tp_users) {
-		if (!pmclog_pmu_tp_switch)
-			for_each_kernel_tracepoint(pmclog_pmu_find_tp, NULL);
-		if (!pmclog_pmu_tp_switch)
-			ret = -EOPNOTSUPP;
-		else
-			ret = tracepoint_probe_register(pmclog_pmu_tp_switch,
-							pmclog_pmu_sched_switch,
-							NULL);
-	}
+	if (!pmclog_pmu_tp_users)
+		ret = pmclog_compat_register_tracepoints(&pmclog_pmu_tp_switch, 1);
 	if (!ret)
 		pmclog_pmu_tp_users++;
 	mutex_unlock(&pmclog_pmu_tp_mutex);
@@ -384,11 +374,8 @@ static int pmclog_pmu_tp_get(void)
 static void pmclog_pmu_tp_put(void)
 {
 	mutex_lock(&pmclog_pmu_tp_mutex);
-	if (!--pmclog_pmu_tp_users) {
-		tracepoint_probe_unregister(pmclog_pmu_tp_switch,
-					    pmclog_pmu_sched_switch, NULL);
-		tracepoint_synchronize_unregister();
-	}
+	if (!--pmclog_pmu_tp_users)
+		pmclog_compat_unregister_tracepoints(&pmclog_pmu_tp_switch, 1);
 	mutex_unlock(&pmclog_pmu_tp_mutex);
 }
 
