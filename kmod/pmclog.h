@@ -71,6 +71,10 @@ void pmclog_log_destroy(struct pmclog_log *log);
 void pmclog_hdr_init(struct pmclog_header *h, unsigned int type,
 		     size_t len, unsigned int cpu, u64 tstamp);
 size_t pmclog_rec_put_str(void *rec, size_t fixed, const char *str);
+void pmclog_rec_map_in(struct pmclog_map_in *r, u32 pid, u32 flags,
+		       u64 start, u64 end, u64 offset, const char *path,
+		       u64 tstamp);
+void pmclog_rec_map_out(struct pmclog_map_out *r, u32 pid, u64 start, u64 end);
 int pmclog_log_write(struct pmclog_log *log, const void *rec);
 int pmclog_log_write_locked(struct pmclog_log *log, const void *rec);
 void pmclog_log_add_sample_drops(struct pmclog_log *log, unsigned int cpu,

@@ -33,33 +33,11 @@
 static unsigned long pmclog_kernel_stext, pmclog_kernel_etext;
 static unsigned long pmclog_kernel_link_stext;
 
-/* Build the MAP_IN of a kernel object in @buf (PMCLOG_SCRATCH_SIZE). */
-static void pmclog_kobj_map_in(void *buf, const char *name, u32 flags,
-			       unsigned long start, unsigned long end,
-			       u64 offset, u64 tstamp)
-{
-	struct pmclog_map_in *r = buf;
-	size_t len = pmclog_rec_put_str(r, sizeof(*r), name);
-
-	pmclog_hdr_init(&r->header, PMCLOG_TYPE_MAP_IN, len,
-			raw_smp_processor_id(), tstamp);
-	r->pid = PMCLOG_PID_KERNEL;
-	r->flags = flags;
-	r->start = start;
-	r->end = end;
-	r->offset = offset;
-}
-
 static void pmclog_kobj_map_out(unsigned long start, unsigned long end)
 {
 	struct pmclog_map_out r;
 
-	pmclog_hdr_init(&r.header, PMCLOG_TYPE_MAP_OUT, sizeof(r),
-			raw_smp_processor_id(), pmclog_clock());
-	r.pid = PMCLOG_PID_KERNEL;
-	r.__reserved = 0;
-	r.start = start;
-	r.end = end;
+	pmclog_rec_map_out(&r, PMCLOG_PID_KERNEL, start, end);
 	rcu_read_lock();
 	pmclog_track_emit_all(&r);
 	rcu_read_unlock();
@@ -69,29 +47,30 @@ static void pmclog_kobj_map_out(unsigned long start, unsigned long end)
  * MAP_IN of @mod's text (and init text while it has one) into @log, or
  * into every running log when @log is NULL.  Does not sleep.
  */
+static void pmclog_kobj_log_text(struct pmclog_log *log, void *buf,
+				 const struct module *mod, u32 flags,
+				 const struct pmclog_text *text, u64 tstamp)
+{
+	if (!text->size)
+		return;
+	pmclog_rec_map_in(buf, PMCLOG_PID_KERNEL, flags | PMCLOG_MAP_F_KMODULE,
+			  text->start, text->start + text->size, 0, mod->name,
+			  tstamp);
+	if (log)
+		pmclog_log_write(log, buf);
+	else
+		pmclog_track_emit_all(buf);
+}
+
 static void pmclog_kobj_log_module(struct pmclog_log *log, void *buf,
 				   struct module *mod, u32 flags, u64 tstamp)
 {
 	struct pmclog_text core, init;
 
 	pmclog_compat_module_text(mod, &core, &init);
-	if (core.size) {
-		pmclog_kobj_map_in(buf, mod->name, flags | PMCLOG_MAP_F_KMODULE,
-				   core.start, core.start + core.size, 0, tstamp);
-		if (log)
-			pmclog_log_write(log, buf);
-		else
-			pmclog_track_emit_all(buf);
-	}
-	if (init.size) {
-		pmclog_kobj_map_in(buf, mod->name,
-				   flags | PMCLOG_MAP_F_KMODULE | PMCLOG_MAP_F_INIT,
-				   init.start, init.start + init.size, 0, tstamp);
-		if (log)
-			pmclog_log_write(log, buf);
-		else
-			pmclog_track_emit_all(buf);
-	}
+	pmclog_kobj_log_text(log, buf, mod, flags, &core, tstamp);
+	pmclog_kobj_log_text(log, buf, mod, flags | PMCLOG_MAP_F_INIT, &init,
+			     tstamp);
 }
 
 /* KSYMBOL for every function of a COMING module (init ones included). */
@@ -183,9 +162,9 @@ int pmclog_kobj_log_initial(struct pmclog_owner *o, u64 tstamp)
 	buf = kmalloc(PMCLOG_SCRATCH_SIZE, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	pmclog_kobj_map_in(buf, "[kernel]", PMCLOG_MAP_F_INITIAL,
-			   pmclog_kernel_stext, pmclog_kernel_etext,
-			   pmclog_kernel_link_stext, tstamp);
+	pmclog_rec_map_in(buf, PMCLOG_PID_KERNEL, PMCLOG_MAP_F_INITIAL,
+			  pmclog_kernel_stext, pmclog_kernel_etext,
+			  pmclog_kernel_link_stext, "[kernel]", tstamp);
 	pmclog_log_write(&o->log, buf);
 
 	rcu_read_lock();

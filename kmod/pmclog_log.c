@@ -86,6 +86,36 @@ size_t pmclog_rec_put_str(void *rec, size_t fixed, const char *str)
 	return len;
 }
 
+/*
+ * Pack a MAP_IN into @r (PMCLOG_SCRATCH_SIZE bytes); @path may lie in
+ * r->path itself (d_path() output).
+ */
+void pmclog_rec_map_in(struct pmclog_map_in *r, u32 pid, u32 flags,
+		       u64 start, u64 end, u64 offset, const char *path,
+		       u64 tstamp)
+{
+	size_t len = pmclog_rec_put_str(r, sizeof(*r), path);
+
+	pmclog_hdr_init(&r->header, PMCLOG_TYPE_MAP_IN, len,
+			raw_smp_processor_id(), tstamp);
+	r->pid = pid;
+	r->flags = flags;
+	r->start = start;
+	r->end = end;
+	r->offset = offset;
+}
+
+/* Pack a MAP_OUT, stamped now. */
+void pmclog_rec_map_out(struct pmclog_map_out *r, u32 pid, u64 start, u64 end)
+{
+	pmclog_hdr_init(&r->header, PMCLOG_TYPE_MAP_OUT, sizeof(*r),
+			raw_smp_processor_id(), pmclog_clock());
+	r->pid = pid;
+	r->__reserved = 0;
+	r->start = start;
+	r->end = end;
+}
+
 static u64 pmclog_log_free(const struct pmclog_log *log)
 {
 	/* Pairs with the release in pmclog_log_read(): the reader is done. */

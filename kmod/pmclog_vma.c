@@ -49,7 +49,6 @@ static void pmclog_vma_map_in(void *buf, const struct vm_area_struct *vma,
 {
 	struct pmclog_map_in *r = buf;
 	const char *path = NULL;
-	size_t len;
 
 	if (vma->vm_file) {
 		path = d_path(&vma->vm_file->f_path, r->path,
@@ -63,14 +62,9 @@ static void pmclog_vma_map_in(void *buf, const struct vm_area_struct *vma,
 		if (!path)
 			path = "[anon exec]";
 	}
-	len = pmclog_rec_put_str(r, sizeof(*r), path);
-	pmclog_hdr_init(&r->header, PMCLOG_TYPE_MAP_IN, len,
-			raw_smp_processor_id(), tstamp);
-	r->pid = tgid;
-	r->flags = flags;
-	r->start = vma->vm_start;
-	r->end = vma->vm_end;
-	r->offset = vma->vm_file ? (u64)vma->vm_pgoff << PAGE_SHIFT : 0;
+	pmclog_rec_map_in(r, tgid, flags, vma->vm_start, vma->vm_end,
+			  vma->vm_file ? (u64)vma->vm_pgoff << PAGE_SHIFT : 0,
+			  path, tstamp);
 }
 
 static void pmclog_vma_emit_out(struct task_struct *t, unsigned long start,
@@ -78,12 +72,7 @@ static void pmclog_vma_emit_out(struct task_struct *t, unsigned long start,
 {
 	struct pmclog_map_out r;
 
-	pmclog_hdr_init(&r.header, PMCLOG_TYPE_MAP_OUT, sizeof(r),
-			raw_smp_processor_id(), pmclog_clock());
-	r.pid = task_tgid_nr(t);
-	r.__reserved = 0;
-	r.start = start;
-	r.end = end;
+	pmclog_rec_map_out(&r, task_tgid_nr(t), start, end);
 	rcu_read_lock();
 	pmclog_track_emit(t, &r);
 	rcu_read_unlock();
