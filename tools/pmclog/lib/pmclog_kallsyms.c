@@ -129,12 +129,11 @@ static void set_sizes(struct pmclog_kallsyms *ks)
 			ks->syms[i].size = ks->syms[i + 1].addr - ks->syms[i].addr;
 }
 
-static const struct pmclog_kallsyms *sort_ks;
-
-static int by_addr_cmp(const void *a, const void *b)
+static int by_addr_cmp(const void *a, const void *b, void *ctx)
 {
-	__u64 x = sort_ks->syms[*(const size_t *)a].addr;
-	__u64 y = sort_ks->syms[*(const size_t *)b].addr;
+	const struct pmclog_kallsyms *ks = ctx;
+	__u64 x = ks->syms[*(const size_t *)a].addr;
+	__u64 y = ks->syms[*(const size_t *)b].addr;
 
 	return x < y ? -1 : x > y;
 }
@@ -148,9 +147,7 @@ static int index_by_addr(struct pmclog_kallsyms *ks)
 		return -ENOMEM;
 	for (size_t i = 0; i < ks->count; i++)
 		ks->by_addr[i] = i;
-	sort_ks = ks;
-	qsort(ks->by_addr, ks->count, sizeof(*ks->by_addr), by_addr_cmp);
-	sort_ks = NULL;
+	qsort_r(ks->by_addr, ks->count, sizeof(*ks->by_addr), by_addr_cmp, ks);
 	return 0;
 }
 
