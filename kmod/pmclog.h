@@ -14,7 +14,7 @@
 #define _PMCLOG_H
 
 #include <linux/irq_work.h>
-#include <linux/jump_label.h>
+#include <linux/atomic.h>
 #include <linux/limits.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -182,7 +182,18 @@ int pmclog_owner_stop_locked(struct pmclog_owner *o);
 /* pmclog_track.c: running logs, their targets, hooks' scratch buffers */
 #define PMCLOG_SCRATCH_SIZE	(sizeof(struct pmclog_map_in) + PATH_MAX)
 
-DECLARE_STATIC_KEY_FALSE(pmclog_tracking);
+/*
+ * The number of running logs.  Every hook reads it first and returns at once
+ * while it is zero; pmclog_live (pmclog_track.c) is what says which logs
+ * want a record.  A counter read, not a static key: see pmclog_track.c.
+ */
+extern atomic_t pmclog_nr_live;
+
+static inline bool pmclog_track_active(void)
+{
+	return atomic_read(&pmclog_nr_live) != 0;
+}
+
 void pmclog_track_publish(struct pmclog_owner *o);
 void pmclog_track_unpublish(struct pmclog_owner *o);
 int pmclog_track_alloc_kids(struct pmclog_owner *o);

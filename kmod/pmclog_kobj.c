@@ -114,7 +114,7 @@ static int pmclog_kobj_notify(struct notifier_block *nb, unsigned long action,
 	struct pmclog_text core, init;
 	void *buf;
 
-	if (!static_branch_unlikely(&pmclog_tracking))
+	if (!pmclog_track_active())
 		return NOTIFY_DONE;
 	pmclog_compat_module_text(mod, &core, &init);
 	switch (action) {

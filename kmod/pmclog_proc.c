@@ -34,7 +34,7 @@ static int pmclog_proc_exec_pre(struct kprobe *p, struct pt_regs *regs)
 	const char *path;
 	size_t len;
 
-	if (!static_branch_unlikely(&pmclog_tracking))
+	if (!pmclog_track_active())
 		return 0;
 	bprm = (void *)regs_get_kernel_argument(regs, 0);
 	r = pmclog_scratch();
@@ -63,7 +63,7 @@ static void pmclog_proc_fork(void *data, struct task_struct *parent,
 {
 	struct pmclog_procfork r;
 
-	if (!static_branch_unlikely(&pmclog_tracking))
+	if (!pmclog_track_active())
 		return;
 	if (child->tgid == parent->tgid)
 		return;	/* a new thread, not a new process */
@@ -81,7 +81,7 @@ static void pmclog_proc_exit(void *data, struct task_struct *t)
 	struct pmclog_procexit r;
 	struct signal_struct *sig = t->signal;
 
-	if (!static_branch_unlikely(&pmclog_tracking))
+	if (!pmclog_track_active())
 		return;
 	/* do_exit() counted this thread out of signal->live already. */
 	if (atomic_read(&sig->live))

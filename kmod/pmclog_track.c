@@ -7,10 +7,18 @@
  * Owners are published on pmclog_live when they START and unpublished when
  * they STOP or close; hooks walk the list under RCU (kprobe and tracepoint
  * handlers run with preemption off, which is an RCU read side).  With no
- * running log, a static key makes every hook return at once.
+ * running log, every hook returns at once on pmclog_track_active().
+ *
+ * That test is a plain counter read, not a static key.  A key flipped at
+ * START and STOP rewrites the branch in every hook (text_poke_bp(): an int3,
+ * a sync IPI, the new bytes) while the hooks run on the other CPUs, and on
+ * 6.12 that ended in "Oops: int3" at the branch site of whichever hook was
+ * running (exit_mmap, munmap, mprotect, exec, exit), 4 boots in 6 under
+ * churn.  The hooks are kprobes and tracepoints, which cost far more than
+ * one load and a predicted branch: nothing the key saved is worth patching
+ * the module's own text under its running code.
  */
 #include <linux/hash.h>
-#include <linux/jump_label.h>
 #include <linux/log2.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
@@ -21,7 +29,7 @@
 
 #include "pmclog.h"
 
-DEFINE_STATIC_KEY_FALSE(pmclog_tracking);
+atomic_t pmclog_nr_live = ATOMIC_INIT(0);
 static LIST_HEAD(pmclog_live);
 static DEFINE_MUTEX(pmclog_live_lock);
 
@@ -76,13 +84,13 @@ void pmclog_track_publish(struct pmclog_owner *o)
 	mutex_lock(&pmclog_live_lock);
 	list_add_tail_rcu(&o->live, &pmclog_live);
 	mutex_unlock(&pmclog_live_lock);
-	static_branch_inc(&pmclog_tracking);
+	atomic_inc(&pmclog_nr_live);
 }
 
 /* After this, no hook writes to @o's log any more.  May sleep. */
 void pmclog_track_unpublish(struct pmclog_owner *o)
 {
-	static_branch_dec(&pmclog_tracking);
+	atomic_dec(&pmclog_nr_live);
 	mutex_lock(&pmclog_live_lock);
 	list_del_rcu(&o->live);
 	mutex_unlock(&pmclog_live_lock);

@@ -119,7 +119,7 @@ static void pmclog_vma_changed(struct vm_area_struct *vma)
 /* perf_event_mmap(struct vm_area_struct *vma) */
 static int pmclog_vma_mmap_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	if (static_branch_unlikely(&pmclog_tracking))
+	if (pmclog_track_active())
 		pmclog_vma_changed((void *)regs_get_kernel_argument(regs, 0));
 	return 0;
 }
@@ -130,7 +130,7 @@ static int pmclog_vma_copy_ret(struct kretprobe_instance *ri,
 {
 	struct vm_area_struct *vma = (void *)regs_return_value(regs);
 
-	if (static_branch_unlikely(&pmclog_tracking) && vma)
+	if (pmclog_track_active() && vma)
 		pmclog_vma_changed(vma);
 	return 0;
 }
@@ -150,7 +150,7 @@ static int pmclog_vma_unmap_pre(struct kprobe *p, struct pt_regs *regs)
 	struct mm_struct *mm;
 	unsigned long start, len;
 
-	if (!static_branch_unlikely(&pmclog_tracking))
+	if (!pmclog_track_active())
 		return 0;
 	h = &pmclog_vma_unmap[p - pmclog_vma_kp_unmap];
 	mm = h->mm < 0 ? current->mm :
@@ -169,7 +169,7 @@ static int pmclog_vma_mprotect_pre(struct kprobe *p, struct pt_regs *regs)
 	struct vm_area_struct *vma;
 	unsigned long newflags;
 
-	if (!static_branch_unlikely(&pmclog_tracking))
+	if (!pmclog_track_active())
 		return 0;
 	vma = (void *)regs_get_kernel_argument(regs, a->vma);
 	newflags = regs_get_kernel_argument(regs, a->newflags);
@@ -192,7 +192,7 @@ static int pmclog_vma_exit_mmap_pre(struct kprobe *p, struct pt_regs *regs)
 	struct task_struct *t = current;
 	struct mm_struct *mm;
 
-	if (!static_branch_unlikely(&pmclog_tracking))
+	if (!pmclog_track_active())
 		return 0;
 	mm = (void *)regs_get_kernel_argument(regs, 0);
 	if (mm == t->mm || !(t->flags & PF_EXITING || t->in_execve))
