@@ -5,10 +5,20 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/elf.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
+#include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/utsname.h>
+#ifdef PMCLOG_HAVE_VMCORE_INFO_H
+#include <linux/vmcore_info.h>
+#else
+#include <linux/crash_core.h>
+#endif
+#include <asm/io.h>
+#include <asm/page.h>
+#include <asm/pgtable.h>
 #include <asm/pgtable_types.h>
 
 #include "pmclog_compat.h"
@@ -41,28 +51,108 @@ bool pmclog_compat_in_module_space(const void *p)
 	return a >= MODULES_VADDR && a < MODULES_END;
 }
 
-/* The instruction IBT puts at the start of every indirectly called function. */
-#define PMCLOG_ENDBR64	0xfa1e0ff3U
-
-unsigned long pmclog_compat_kallsyms_lookup(const char *name)
+/*
+ * Does the running kernel have a function called @name?  Asked of kprobes,
+ * which resolve any symbol: a kprobe registered disabled is looked up and
+ * checked but never armed, so nothing is written to the kernel's text.
+ *
+ * Not through kallsyms_lookup_name(), which is not exported: a pointer to it
+ * found with a kprobe and called faults on kernels with IBT (Debian's 6.12
+ * have CONFIG_X86_KERNEL_IBT=y), as objtool seals the functions whose
+ * address the kernel never takes and poisons their ENDBR.
+ */
+bool pmclog_compat_have_function(const char *name)
 {
-	static unsigned long (*lookup)(const char *name);
+	struct kprobe kp = {
+		.symbol_name	= name,
+		.flags		= KPROBE_FLAG_DISABLED,
+	};
 
-	if (!lookup) {
-		struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
-		unsigned long addr;
+	if (register_kprobe(&kp))
+		return false;
+	unregister_kprobe(&kp);
+	return true;
+}
 
-		/* A kprobe resolves any symbol: the way LTTng finds it too. */
-		if (register_kprobe(&kp) < 0)
-			return 0;
-		addr = (unsigned long)kp.addr;
-		unregister_kprobe(&kp);
-		/* With IBT the probe sits after the ENDBR; call the entry. */
-		if (*(u32 *)(addr - 4) == PMCLOG_ENDBR64)
-			addr -= 4;
-		lookup = (void *)addr;
+/*
+ * The value of the line "@key=HEX" of the kernel's vmcoreinfo note, the
+ * table the kernel publishes for crash dump tools (makedumpfile, crash);
+ * paddr_vmcoreinfo_note() is exported for kdump.  0 when there is none.
+ */
+static unsigned long pmclog_vmcoreinfo_value(const char *key)
+{
+	const struct elf_note *n = phys_to_virt(paddr_vmcoreinfo_note());
+	const char *desc, *p, *end;
+	size_t klen = strlen(key);
+
+	if (n->n_namesz != sizeof(VMCOREINFO_NOTE_NAME) ||
+	    memcmp(n + 1, VMCOREINFO_NOTE_NAME, n->n_namesz) ||
+	    n->n_descsz > VMCOREINFO_BYTES)
+		return 0;
+	desc = (const char *)(n + 1) + ALIGN(n->n_namesz, 4);
+	end = desc + n->n_descsz;
+	for (p = desc; p < end; ) {
+		const char *eol = memchr(p, '\n', end - p);
+		char num[2 * sizeof(unsigned long) + 1];
+		size_t len;
+		unsigned long v;
+
+		if (!eol)
+			eol = end;
+		len = eol - p;
+		if (len > klen && len - klen < sizeof(num) &&
+		    !memcmp(p, key, klen)) {
+			memcpy(num, p + klen, len - klen);
+			num[len - klen] = '\0';
+			if (!kstrtoul(num, 16, &v))
+				return v;
+		}
+		p = eol + 1;
 	}
-	return lookup(name);
+	return 0;
+}
+
+/* Is the kernel page mapping @addr present and executable? */
+static bool pmclog_kernel_page_exec(unsigned long addr, unsigned long *size)
+{
+	unsigned int level;
+	pte_t *pte = lookup_address(addr, &level);
+
+	*size = page_level_size(level);
+	return pte && (pte_flags(*pte) & (_PAGE_PRESENT | _PAGE_NX)) ==
+		      _PAGE_PRESENT;
+}
+
+/*
+ * Where the kernel's text is, without calling kallsyms (see
+ * pmclog_compat_have_function()).  vmcoreinfo names _stext and the KASLR
+ * offset (x86-64 links _text, which is _stext, at __START_KERNEL).  Its end
+ * is where the kernel's mapping of it stops being executable:
+ * mark_rodata_ro() makes every page from PFN_ALIGN(_etext) on NX, and no
+ * PC can lie in the padding before it.  Without NX (a CPU that lacks it)
+ * the end is that of the image's mapping; the module area bounds both.
+ */
+int pmclog_compat_kernel_text(struct pmclog_kernel_text *kt)
+{
+	unsigned long a, size;
+
+	kt->start = pmclog_vmcoreinfo_value("SYMBOL(_stext)=");
+	kt->link_start = kt->start - pmclog_vmcoreinfo_value("KERNELOFFSET=");
+	if (!kt->start || kt->link_start != __START_KERNEL) {
+		pr_err("vmcoreinfo names no kernel text (_stext %#lx, linked at %#lx)\n",
+		       kt->start, kt->link_start);
+		return -ENOENT;
+	}
+	for (a = kt->start; a < MODULES_VADDR; a = ALIGN_DOWN(a, size) + size)
+		if (!pmclog_kernel_page_exec(a, &size))
+			break;
+	kt->end = min_t(unsigned long, a, MODULES_VADDR);
+	if (kt->end <= kt->start) {
+		pr_err("the kernel text at %#lx is not mapped executable\n",
+		       kt->start);
+		return -ENOENT;
+	}
+	return 0;
 }
 
 unsigned int pmclog_compat_unmap_hooks(struct pmclog_unmap_hook *h)
@@ -75,7 +165,7 @@ unsigned int pmclog_compat_unmap_hooks(struct pmclog_unmap_hook *h)
 	 * munmap(2), mremap's old range and, before 6.12, MAP_FIXED go through
 	 * it; do_munmap() no longer sees munmap(2) on these kernels.
 	 */
-	if (pmclog_compat_kallsyms_lookup("do_vmi_munmap"))
+	if (pmclog_compat_have_function("do_vmi_munmap"))
 		h[n++] = (struct pmclog_unmap_hook){ "do_vmi_munmap", 1, 2, 3 };
 	else
 		h[n++] = (struct pmclog_unmap_hook){ "do_mas_munmap", 1, 2, 3 };
@@ -84,7 +174,7 @@ unsigned int pmclog_compat_unmap_hooks(struct pmclog_unmap_hook *h)
 	 * MAP_FIXED mapping replaces itself, with vms_gather_munmap_vmas()
 	 * and not the core: its entry is the last place that sees the range.
 	 */
-	if (pmclog_compat_kallsyms_lookup("vms_gather_munmap_vmas"))
+	if (pmclog_compat_have_function("vms_gather_munmap_vmas"))
 		h[n++] = (struct pmclog_unmap_hook){ "mmap_region", -1, 1, 2 };
 	return n;
 }

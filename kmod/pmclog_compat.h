@@ -78,8 +78,20 @@ void pmclog_compat_module_text(const struct module *mod,
 /* Is @p in the module area (and so not the head of the module list)? */
 bool pmclog_compat_in_module_space(const void *p);
 
-/* kallsyms_lookup_name(), unexported since 5.7; module init only. */
-unsigned long pmclog_compat_kallsyms_lookup(const char *name);
+/* Does the kernel have this function?  Module init only; may sleep. */
+bool pmclog_compat_have_function(const char *name);
+
+/*
+ * The kernel's core text: [start, end) where it runs, start where it was
+ * linked (they differ by the KASLR offset).
+ */
+struct pmclog_kernel_text {
+	unsigned long	start;
+	unsigned long	end;
+	unsigned long	link_start;
+};
+
+int pmclog_compat_kernel_text(struct pmclog_kernel_text *kt);
 
 /*
  * A function through which ranges of a process's address space are

@@ -188,19 +188,15 @@ int pmclog_kobj_log_initial(struct pmclog_owner *o, u64 tstamp)
 
 int pmclog_kobj_init(void)
 {
-	unsigned long text;
+	struct pmclog_kernel_text kt;
 	int ret;
 
-	text = pmclog_compat_kallsyms_lookup("_text");
-	pmclog_kernel_stext = pmclog_compat_kallsyms_lookup("_stext");
-	pmclog_kernel_etext = pmclog_compat_kallsyms_lookup("_etext");
-	if (!text || !pmclog_kernel_stext ||
-	    pmclog_kernel_etext <= pmclog_kernel_stext) {
-		pr_err("cannot find the kernel text (_text, _stext, _etext) in kallsyms\n");
-		return -ENOENT;
-	}
-	/* x86-64 links _text at __START_KERNEL; KASLR moves it as a whole. */
-	pmclog_kernel_link_stext = __START_KERNEL + (pmclog_kernel_stext - text);
+	ret = pmclog_compat_kernel_text(&kt);
+	if (ret)
+		return ret;
+	pmclog_kernel_stext = kt.start;
+	pmclog_kernel_etext = kt.end;
+	pmclog_kernel_link_stext = kt.link_start;
 
 	ret = register_module_notifier(&pmclog_kobj_nb);
 	if (ret)

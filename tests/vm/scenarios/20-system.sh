@@ -49,3 +49,30 @@ if [ "$n" -gt 0 ]; then
 else
 	not_ok "busy's samples are mostly mode=user (no samples)"
 fi
+
+# The kernel's text, as the module found it without kallsyms (vmcoreinfo
+# and the page tables), against /proc/kallsyms: it starts at _stext, was
+# linked at x86-64's __START_KERNEL, and ends at _etext rounded up to its
+# page (where the mapping turns NX), or, without NX, not before _etext.
+ktext=$(kv_awk "$TXT" '$1 == "MAP_IN" && f["pid"] == -1 && f["path"] == "[kernel]" {
+	print f["start"], f["end"], f["offset"]; exit }')
+syms=$(awk '$3 == "_stext" || $3 == "_etext" { printf "%s=0x%s ", $3, $1 }' /proc/kallsyms)
+diag "kernel MAP_IN start end offset: $ktext; kallsyms: $syms"
+set -- $ktext
+kstart=$1 kend=$2 koff=$3
+stext=$(echo "$syms" | sed -n 's/.*_stext=\(0x[0-9a-f]*\).*/\1/p')
+etext=$(echo "$syms" | sed -n 's/.*_etext=\(0x[0-9a-f]*\).*/\1/p')
+if [ -n "$kstart" ] && [ -n "$stext" ] && [ -n "$etext" ]; then
+	is "$(printf '%x' "$kstart")" "$(printf '%x' "$stext")" "[kernel] MAP_IN starts at _stext"
+	is "$(printf '%x' "$koff")" ffffffff81000000 "[kernel] MAP_IN offset is _stext's link address"
+	gap=$((kend - etext))
+	if [ "$gap" -ge 0 ] && [ "$gap" -lt 4096 ]; then
+		ok "[kernel] MAP_IN ends at _etext's page end (+$gap)"
+	elif [ "$gap" -ge 0 ]; then
+		ok "[kernel] MAP_IN ends after _etext (+$gap: no NX here)"
+	else
+		not_ok "[kernel] MAP_IN ends at or after _etext ($gap)"
+	fi
+else
+	not_ok "[kernel] MAP_IN and _stext/_etext are there to compare"
+fi
