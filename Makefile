@@ -13,7 +13,7 @@
 # KDIR is the kernel build tree the module is built against (default: the
 # running kernel's, KVER).  The VM targets build their own copy of the
 # module against the headers of each test kernel; KERNELS names those
-# kernels: make check KERNELS="6.1-cloud 6.1-amd64 6.1-rt 6.12-cloud".
+# kernels: make check KERNELS="6.1-cloud 6.1-amd64 6.1-rt 6.12-cloud 6.12-amd64 6.12-rt".
 
 KVER	?= $(shell uname -r)
 KDIR	?= /lib/modules/$(KVER)/build

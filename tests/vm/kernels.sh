@@ -87,7 +87,7 @@ kernel_resolve() {
 	flavour=${spec#*-}
 	if [[ $series == "$spec" ]] || ! suffix=$(kernel_flavour_suffix "$flavour") ||
 		! regex=$(kernel_headers_regex "$series" "$suffix"); then
-		echo "kernels: unknown kernel spec '$spec' (try 6.1-cloud, 6.1-amd64, 6.1-rt, 6.12-cloud)" >&2
+		echo "kernels: unknown kernel spec '$spec' (try 6.1-cloud, 6.1-amd64, 6.1-rt, 6.12-cloud, 6.12-amd64, 6.12-rt)" >&2
 		return 1
 	fi
 
