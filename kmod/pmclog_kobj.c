@@ -28,8 +28,6 @@
 #include "pmclog.h"
 #include "pmclog_compat.h"
 
-#define PMCLOG_KSYMBOL_MAX	(sizeof(struct pmclog_ksymbol) + KSYM_NAME_LEN)
-
 static unsigned long pmclog_kernel_stext, pmclog_kernel_etext;
 static unsigned long pmclog_kernel_link_stext;
 
@@ -119,8 +117,8 @@ static int pmclog_kobj_notify(struct notifier_block *nb, unsigned long action,
 	pmclog_compat_module_text(mod, &core, &init);
 	switch (action) {
 	case MODULE_STATE_COMING:
-		buf = kmalloc(max_t(size_t, PMCLOG_SCRATCH_SIZE, PMCLOG_KSYMBOL_MAX),
-			      GFP_KERNEL);
+		/* KSYMBOL names are cut to fit, see pmclog_rec_put_str(). */
+		buf = kmalloc(PMCLOG_SCRATCH_SIZE, GFP_KERNEL);
 		if (!buf)
 			break;	/* the loss shows as samples in no object */
 		rcu_read_lock();

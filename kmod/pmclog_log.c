@@ -75,12 +75,17 @@ void pmclog_hdr_init(struct pmclog_header *h, unsigned int type, size_t len,
 /*
  * Put the NUL-terminated @str at the end of the fixed part (@fixed bytes)
  * of record @rec, padded with NULs to PMCLOG_RECORD_ALIGN; @str may lie in
- * @rec's own tail (d_path() output).  Returns the record's length.
+ * @rec's own tail (d_path() output).  The record never grows past
+ * PMCLOG_SCRATCH_SIZE, the size of every buffer records with a string are
+ * built in: a longer string (a module's symbol name has no bound) is cut
+ * there.  Returns the record's length.
  */
 size_t pmclog_rec_put_str(void *rec, size_t fixed, const char *str)
 {
-	size_t n = strlen(str), len = ALIGN(fixed + n + 1, PMCLOG_RECORD_ALIGN);
+	size_t n = strnlen(str, PMCLOG_SCRATCH_SIZE - fixed - 1);
+	size_t len = ALIGN(fixed + n + 1, PMCLOG_RECORD_ALIGN);
 
+	BUILD_BUG_ON(!IS_ALIGNED(PMCLOG_SCRATCH_SIZE, PMCLOG_RECORD_ALIGN));
 	memmove((char *)rec + fixed, str, n);
 	memset((char *)rec + fixed + n, 0, len - fixed - n);
 	return len;

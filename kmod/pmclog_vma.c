@@ -29,6 +29,7 @@
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -226,18 +227,45 @@ static struct kretprobe pmclog_vma_krp_copy = {
 static struct kprobe *pmclog_vma_kprobes[3 + PMCLOG_UNMAP_HOOKS_MAX];
 static unsigned int pmclog_vma_nr_kprobes;
 
-/* Process context, may sleep: at START, with the log just published. */
-static void pmclog_vma_log_task(struct pmclog_owner *o, struct task_struct *t,
-				void *buf, u64 tstamp)
+/*
+ * The address space of the process led by @leader: the leader's own, or,
+ * once the leader has exited while other threads run (it has no mm any
+ * more), that of any live thread.
+ */
+static struct mm_struct *pmclog_vma_get_mm(struct task_struct *leader)
+{
+	struct mm_struct *mm = NULL;
+	struct task_struct *t;
+
+	rcu_read_lock();
+	for_each_thread(leader, t) {
+		mm = get_task_mm(t);
+		if (mm)
+			break;
+	}
+	rcu_read_unlock();
+	return mm;
+}
+
+/*
+ * Process context, may sleep: at START, with the log just published.
+ * -EINTR when the caller got a fatal signal while it waited for mmap_lock
+ * (a writer may hold that for long: START must stay killable).
+ */
+static int pmclog_vma_log_task(struct pmclog_owner *o, struct task_struct *t,
+			       void *buf, u64 tstamp)
 {
 	struct vm_area_struct *vma;
 	struct mm_struct *mm;
 	u32 tgid = task_tgid_nr(t);
 
-	mm = get_task_mm(t);
+	mm = pmclog_vma_get_mm(t);
 	if (!mm)
-		return;	/* a kernel thread, or exiting */
-	mmap_read_lock(mm);
+		return 0;	/* a kernel thread, or exiting */
+	if (mmap_read_lock_killable(mm)) {
+		mmput(mm);
+		return -EINTR;
+	}
 	for (vma = find_vma(mm, 0); vma; vma = find_vma(mm, vma->vm_end)) {
 		if (!pmclog_vma_is_exec(vma))
 			continue;
@@ -246,6 +274,7 @@ static void pmclog_vma_log_task(struct pmclog_owner *o, struct task_struct *t,
 	}
 	mmap_read_unlock(mm);
 	mmput(mm);
+	return 0;
 }
 
 /*
@@ -259,7 +288,7 @@ int pmclog_vma_log_initial(struct pmclog_owner *o, u64 tstamp)
 	struct task_struct *t;
 	struct pid *pid;
 	void *buf;
-	int nr;
+	int nr, ret = 0;
 
 	buf = kmalloc(PMCLOG_SCRATCH_SIZE, GFP_KERNEL);
 	if (!buf)
@@ -267,14 +296,19 @@ int pmclog_vma_log_initial(struct pmclog_owner *o, u64 tstamp)
 	if (o->mode == PMCLOG_ATTACH_PROCESS) {
 		t = get_pid_task(o->target, PIDTYPE_TGID);
 		if (t) {
-			pmclog_vma_log_task(o, t, buf, tstamp);
+			ret = pmclog_vma_log_task(o, t, buf, tstamp);
 			put_task_struct(t);
 		}
 		kfree(buf);
-		return 0;
+		return ret;
 	}
 
-	for (nr = 1; ; nr++) {
+	/* Every process, each at most once: pids only go up in this walk. */
+	for (nr = 1; !ret; nr++) {
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
 		rcu_read_lock();
 		pid = find_ge_pid(nr, &init_pid_ns);
 		if (!pid) {
@@ -287,13 +321,13 @@ int pmclog_vma_log_initial(struct pmclog_owner *o, u64 tstamp)
 			get_task_struct(t);
 		rcu_read_unlock();
 		if (t) {
-			pmclog_vma_log_task(o, t, buf, tstamp);
+			ret = pmclog_vma_log_task(o, t, buf, tstamp);
 			put_task_struct(t);
 		}
 		cond_resched();
 	}
 	kfree(buf);
-	return 0;
+	return ret;
 }
 
 /* Module init: choose and register the hooks. */
