@@ -195,7 +195,8 @@ void pmclog_symtab__finish(struct pmclog_symtab *t, __u64 limit)
 	if (t->finished && limit == t->limit)
 		return;
 	t->limit = limit;
-	qsort(t->syms, t->count, sizeof(*t->syms), sym_cmp);
+	if (t->count)	/* an empty table may have no array: qsort(NULL) is UB */
+		qsort(t->syms, t->count, sizeof(*t->syms), sym_cmp);
 	symtab_unique(t);
 	symtab_extend(t);
 	t->finished = true;
