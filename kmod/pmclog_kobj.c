@@ -28,8 +28,8 @@
 #include "pmclog.h"
 #include "pmclog_compat.h"
 
-static unsigned long pmclog_kernel_stext, pmclog_kernel_etext;
-static unsigned long pmclog_kernel_link_stext;
+/* The kernel's core text, found once at module init. */
+static struct pmclog_kernel_text pmclog_kernel_text;
 
 static void pmclog_kobj_map_out(unsigned long start, unsigned long end)
 {
@@ -161,8 +161,8 @@ int pmclog_kobj_log_initial(struct pmclog_owner *o, u64 tstamp)
 	if (!buf)
 		return -ENOMEM;
 	pmclog_rec_map_in(buf, PMCLOG_PID_KERNEL, PMCLOG_MAP_F_INITIAL,
-			  pmclog_kernel_stext, pmclog_kernel_etext,
-			  pmclog_kernel_link_stext, "[kernel]", tstamp);
+			  pmclog_kernel_text.start, pmclog_kernel_text.end,
+			  pmclog_kernel_text.link_start, "[kernel]", tstamp);
 	pmclog_log_write(&o->log, buf);
 
 	rcu_read_lock();
@@ -186,15 +186,11 @@ int pmclog_kobj_log_initial(struct pmclog_owner *o, u64 tstamp)
 
 int pmclog_kobj_init(void)
 {
-	struct pmclog_kernel_text kt;
 	int ret;
 
-	ret = pmclog_compat_kernel_text(&kt);
+	ret = pmclog_compat_kernel_text(&pmclog_kernel_text);
 	if (ret)
 		return ret;
-	pmclog_kernel_stext = kt.start;
-	pmclog_kernel_etext = kt.end;
-	pmclog_kernel_link_stext = kt.link_start;
 
 	ret = register_module_notifier(&pmclog_kobj_nb);
 	if (ret)

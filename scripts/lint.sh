@@ -128,27 +128,27 @@ run_man() {
 }
 
 # Rules for kmod/ that our VMs cannot check (TCG has no IBT), each with the
-# crash it prevents; comment lines are not code.
+# crash it prevents.  kmod_forbid ERE WHAT: fail on a code line (comment
+# lines are not code) of the tracked kmod sources that matches ERE.
+kmod_forbid() {
+	local hits
+	hits=$(git -C "$repo" ls-files -- 'kmod/*.[ch]' | sed "s|^|$repo/|" |
+		xargs grep -nE "$1" | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/?\*|//)')
+	if [[ -n $hits ]]; then
+		echo "$hits"
+		fail "$2"
+	fi
+}
+
 run_kmod_rules() {
-	local hits src
 	step "kmod rules"
-	mapfile -t src < <(git -C "$repo" ls-files -- 'kmod/*.[ch]' | sed "s|^|$repo/|")
 	# IBT: a function found with a kprobe and called through a pointer
 	# faults when objtool sealed it (kallsyms_lookup_name on Debian 6.12).
-	hits=$(grep -nE '"kallsyms_lookup_name"|"kallsyms_on_each_symbol"|\.addr\)? *\(' \
-		"${src[@]}" | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/?\*|//)')
-	if [[ -n $hits ]]; then
-		echo "$hits"
-		fail "kmod calls a kernel function found through a kprobe (IBT)"
-	fi
+	kmod_forbid '"kallsyms_lookup_name"|"kallsyms_on_each_symbol"|\.addr\)? *\(' \
+		"kmod calls a kernel function found through a kprobe (IBT)"
 	# Static keys: flipping one patches the hooks' text under their feet
 	# ("Oops: int3" on 6.12); the hooks test a counter instead.
-	hits=$(grep -nE 'static_branch_|static_key_|DEFINE_STATIC_KEY' \
-		"${src[@]}" | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/?\*|//)')
-	if [[ -n $hits ]]; then
-		echo "$hits"
-		fail "kmod uses a static key"
-	fi
+	kmod_forbid 'static_branch_|static_key_|DEFINE_STATIC_KEY' "kmod uses a static key"
 }
 
 mkdir -p "$build"

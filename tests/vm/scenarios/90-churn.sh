@@ -45,15 +45,11 @@ churn() {
 	done
 }
 
-ncpu=$(grep -c '^processor' /proc/cpuinfo)
 rm -f "$STOP"
-if [ "$ncpu" -gt 1 ]; then
-	churn &
-	churner=$!
+churn &
+churner=$!
+if [ "$(grep -c '^processor' /proc/cpuinfo)" -gt 1 ]; then
 	taskset -p 2 "$churner" >/dev/null 2>&1 || diag "cannot pin the churner to CPU 1"
-else
-	churn &
-	churner=$!
 fi
 
 t0=$(date +%s)
