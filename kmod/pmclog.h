@@ -32,6 +32,7 @@
 /* Module parameters, fixed once the module is loaded (pmclog_main.c). */
 extern unsigned int pmclog_nsamples;
 extern unsigned int pmclog_logbuffersize;	/* KiB */
+extern unsigned int pmclog_maxlogs;
 
 /* Timestamps of every record: CLOCK_MONOTONIC, readable in NMI. */
 static inline u64 pmclog_clock(void)
@@ -64,6 +65,7 @@ struct pmclog_log {
 	struct mutex		read_mutex;	/* one reader copies out at a time */
 	wait_queue_head_t	wait;
 	struct timer_list	wake_timer;	/* bounds wake-up latency */
+	struct irq_work		wake_work;	/* wakes at the watermark */
 };
 
 int pmclog_log_init(struct pmclog_log *log, size_t size);
@@ -73,10 +75,15 @@ void pmclog_hdr_init(struct pmclog_header *h, unsigned int type,
 size_t pmclog_rec_put_str(void *rec, size_t fixed, const char *str);
 void pmclog_rec_map_in(struct pmclog_map_in *r, u32 pid, u32 flags,
 		       u64 start, u64 end, u64 offset, const char *path,
-		       u64 tstamp);
-void pmclog_rec_map_out(struct pmclog_map_out *r, u32 pid, u64 start, u64 end);
+		       unsigned int cpu, u64 tstamp);
+void pmclog_rec_procexec(struct pmclog_procexec *r, u32 pid, const char *path,
+			 unsigned int cpu, u64 tstamp);
+void pmclog_rec_map_out(struct pmclog_map_out *r, u32 pid, u64 start, u64 end,
+			u64 tstamp);
 int pmclog_log_write(struct pmclog_log *log, const void *rec);
 int pmclog_log_write_locked(struct pmclog_log *log, const void *rec);
+void pmclog_log_add_record_drops(struct pmclog_log *log, unsigned int cpu,
+				 u64 n);
 void pmclog_log_add_sample_drops(struct pmclog_log *log, unsigned int cpu,
 				 u64 n);
 void pmclog_log_kick(struct pmclog_log *log);
@@ -161,7 +168,7 @@ struct pmclog_owner {
 	struct pid		*target;	/* PMCLOG_ATTACH_PROCESS */
 	struct pid		**kids;		/* followed descendants (-d) */
 	atomic_t		nkids;
-	atomic64_t		kids_lost;	/* not followed: table full */
+	unsigned long		hooks_missed;	/* pmclog_hooks_missed() at START */
 	bool			kernel_addrs;	/* opener may see them */
 	unsigned int		npmcs;
 	struct pmclog_pmc	pmcs[PMCLOG_MAX_PMCS];
@@ -201,11 +208,33 @@ void pmclog_track_free_kids(struct pmclog_owner *o);
 bool pmclog_track_targets(const struct pmclog_owner *o, struct task_struct *t);
 void pmclog_track_emit(struct task_struct *t, const void *rec);
 void pmclog_track_emit_all(const void *rec);
+struct pmclog_deferred;
+void pmclog_track_emit_deferred(struct task_struct *t,
+				const struct pmclog_deferred *d);
 void pmclog_track_fork(struct task_struct *parent, struct task_struct *child,
-		       const void *rec);
+		       const struct pmclog_procfork *rec);
 void *pmclog_scratch(void);
+unsigned long pmclog_hooks_missed(void);
 int pmclog_scratch_init(void);
 void pmclog_scratch_free(void);
+
+/* pmclog_defer.c: records with a path, resolved in process context */
+struct pmclog_deferred {
+	struct pmclog_owner	*owner;
+	struct file		*file;	/* referenced until written */
+	u64			tstamp;
+	u64			start, end, offset;	/* MAP_IN */
+	u32			pid;
+	u32			flags;			/* MAP_IN */
+	u16			type;	/* PMCLOG_TYPE_MAP_IN, _PROCEXEC */
+	u16			cpu;
+};
+
+void pmclog_defer_queue(struct pmclog_owner *o,
+			const struct pmclog_deferred *d);
+void pmclog_defer_flush(void);
+int pmclog_defer_init(void);
+void pmclog_defer_exit(void);
 
 /* pmclog_kobj.c: the kernel image and modules */
 int pmclog_kobj_init(void);
@@ -216,10 +245,12 @@ int pmclog_kobj_log_initial(struct pmclog_owner *o, u64 tstamp);
 int pmclog_vma_init(void);
 void pmclog_vma_exit(void);
 int pmclog_vma_log_initial(struct pmclog_owner *o, u64 tstamp);
+unsigned long pmclog_vma_missed(void);
 
 /* pmclog_proc.c: exec, fork, exit */
 int pmclog_proc_init(void);
 void pmclog_proc_exit_hooks(void);
+unsigned long pmclog_proc_missed(void);
 
 /* pmclog_sample.c */
 int pmclog_owner_alloc_cpus(struct pmclog_owner *o);

@@ -5,7 +5,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/elf.h>
+#include <linux/fs.h>
+#include <linux/kstrtox.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/string.h>
@@ -61,6 +65,25 @@ bool pmclog_compat_in_module_space(const void *p)
  * have CONFIG_X86_KERNEL_IBT=y), as objtool seals the functions whose
  * address the kernel never takes and poisons their ENDBR.
  */
+/*
+ * kallsyms_show_value() and kptr_restrict are not exported, but %pK applies
+ * kptr_restrict for the current task: it prints zeros when kptr_restrict
+ * is 2, or 1 and the task lacks CAP_SYSLOG (or runs with changed ids).
+ * Past that, CAP_SYSLOG is what kallsyms_show_value() asks; a lower
+ * perf_event_paranoid, which it also accepts when kptr_restrict is 0, is
+ * not: a stricter rule than /proc/kallsyms', never a looser one.
+ */
+bool pmclog_compat_kernel_addrs_visible(const struct file *file)
+{
+	char buf[32];
+	unsigned long v;
+
+	snprintf(buf, sizeof(buf), "%pK", file);
+	if (!kstrtoul(buf, 16, &v) && !v)
+		return false;
+	return file_ns_capable(file, &init_user_ns, CAP_SYSLOG);
+}
+
 bool pmclog_compat_have_function(const char *name)
 {
 	struct kprobe kp = {
@@ -173,9 +196,12 @@ unsigned int pmclog_compat_unmap_hooks(struct pmclog_unmap_hook *h)
 	 * From 6.12, mmap_region(file, addr, len, ...) unmaps what a
 	 * MAP_FIXED mapping replaces itself, with vms_gather_munmap_vmas()
 	 * and not the core: its entry is the last place that sees the range.
+	 * It returns the new mapping's address; on failure it puts the old
+	 * mappings back, unless their page tables were already cleared.
 	 */
 	if (pmclog_compat_have_function("vms_gather_munmap_vmas"))
-		h[n++] = (struct pmclog_unmap_hook){ "mmap_region", -1, 1, 2 };
+		h[n++] = (struct pmclog_unmap_hook){ "mmap_region", -1, 1, 2,
+						     true };
 	return n;
 }
 

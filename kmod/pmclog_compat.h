@@ -60,6 +60,7 @@ static inline void pmclog_apic_write(u32 reg, u32 val)
 	apic->write(reg, val);
 }
 
+struct file;
 struct kprobe;
 struct kretprobe;
 struct module;
@@ -77,6 +78,12 @@ void pmclog_compat_module_text(const struct module *mod,
 
 /* Is @p in the module area (and so not the head of the module list)? */
 bool pmclog_compat_in_module_space(const void *p);
+
+/*
+ * May the opener of @file see kernel addresses, by the rules of
+ * /proc/kallsyms (kallsyms_show_value())?  At open, in the opener's task.
+ */
+bool pmclog_compat_kernel_addrs_visible(const struct file *file);
 
 /* Does the kernel have this function?  Module init only; may sleep. */
 bool pmclog_compat_have_function(const char *name);
@@ -96,12 +103,14 @@ int pmclog_compat_kernel_text(struct pmclog_kernel_text *kt);
 /*
  * A function through which ranges of a process's address space are
  * unmapped, and where the range is among its arguments (0-based);
- * mm < 0 means the range is current->mm's.
+ * mm < 0 means the range is current->mm's.  It returns an int, negative
+ * on failure, or, with ret_addr, an address or a negative errno.
  */
 struct pmclog_unmap_hook {
 	const char	*symbol;
 	int		mm;
 	unsigned int	start, len;
+	bool		ret_addr;
 };
 
 #define PMCLOG_UNMAP_HOOKS_MAX	2

@@ -12,16 +12,29 @@
 
 #include "pmclog.h"
 
-/* Root, or CAP_PERFMON, as for system-wide perf events. */
+/* Opens of /dev/pmclog, each with its own log; at most pmclog_maxlogs. */
+static atomic_t pmclog_nr_open = ATOMIC_INIT(0);
+
+/*
+ * Root, or CAP_PERFMON, as for system-wide perf events.  Each open holds
+ * a log buffer of logbuffersize KiB, charged to the opener's memory
+ * cgroup; past maxlogs opens, -EBUSY.
+ */
 static int pmclog_open(struct inode *inode, struct file *file)
 {
 	struct pmclog_owner *o;
 
 	if (!perfmon_capable())
 		return -EPERM;
+	if (atomic_inc_return(&pmclog_nr_open) > pmclog_maxlogs) {
+		atomic_dec(&pmclog_nr_open);
+		return -EBUSY;
+	}
 	o = pmclog_owner_create(file);
-	if (IS_ERR(o))
+	if (IS_ERR(o)) {
+		atomic_dec(&pmclog_nr_open);
 		return PTR_ERR(o);
+	}
 	file->private_data = o;
 	return stream_open(inode, file);
 }
@@ -29,6 +42,7 @@ static int pmclog_open(struct inode *inode, struct file *file)
 static int pmclog_release(struct inode *inode, struct file *file)
 {
 	pmclog_owner_destroy(file->private_data);
+	atomic_dec(&pmclog_nr_open);
 	return 0;
 }
 

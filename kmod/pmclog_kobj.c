@@ -19,6 +19,7 @@
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/notifier.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
@@ -31,11 +32,19 @@
 /* The kernel's core text, found once at module init. */
 static struct pmclog_kernel_text pmclog_kernel_text;
 
+/*
+ * Where the notifier builds records: allocated at module init, so that a
+ * module's MAP_IN and KSYMBOLs are never lost to a failed allocation.
+ * Module loads may run in parallel; the mutex orders their notifications.
+ */
+static void *pmclog_kobj_buf;
+static DEFINE_MUTEX(pmclog_kobj_buf_lock);
+
 static void pmclog_kobj_map_out(unsigned long start, unsigned long end)
 {
 	struct pmclog_map_out r;
 
-	pmclog_rec_map_out(&r, PMCLOG_PID_KERNEL, start, end);
+	pmclog_rec_map_out(&r, PMCLOG_PID_KERNEL, start, end, pmclog_clock());
 	rcu_read_lock();
 	pmclog_track_emit_all(&r);
 	rcu_read_unlock();
@@ -53,7 +62,7 @@ static void pmclog_kobj_log_text(struct pmclog_log *log, void *buf,
 		return;
 	pmclog_rec_map_in(buf, PMCLOG_PID_KERNEL, flags | PMCLOG_MAP_F_KMODULE,
 			  text->start, text->start + text->size, 0, mod->name,
-			  tstamp);
+			  raw_smp_processor_id(), tstamp);
 	if (log)
 		pmclog_log_write(log, buf);
 	else
@@ -110,7 +119,6 @@ static int pmclog_kobj_notify(struct notifier_block *nb, unsigned long action,
 {
 	struct module *mod = data;
 	struct pmclog_text core, init;
-	void *buf;
 
 	if (!pmclog_track_active())
 		return NOTIFY_DONE;
@@ -118,14 +126,13 @@ static int pmclog_kobj_notify(struct notifier_block *nb, unsigned long action,
 	switch (action) {
 	case MODULE_STATE_COMING:
 		/* KSYMBOL names are cut to fit, see pmclog_rec_put_str(). */
-		buf = kmalloc(PMCLOG_SCRATCH_SIZE, GFP_KERNEL);
-		if (!buf)
-			break;	/* the loss shows as samples in no object */
+		mutex_lock(&pmclog_kobj_buf_lock);
 		rcu_read_lock();
-		pmclog_kobj_log_module(NULL, buf, mod, 0, pmclog_clock());
+		pmclog_kobj_log_module(NULL, pmclog_kobj_buf, mod, 0,
+				       pmclog_clock());
 		rcu_read_unlock();
-		pmclog_kobj_log_symbols(mod, buf);
-		kfree(buf);
+		pmclog_kobj_log_symbols(mod, pmclog_kobj_buf);
+		mutex_unlock(&pmclog_kobj_buf_lock);
 		break;
 	case MODULE_STATE_LIVE:
 		if (init.size)
@@ -162,7 +169,8 @@ int pmclog_kobj_log_initial(struct pmclog_owner *o, u64 tstamp)
 		return -ENOMEM;
 	pmclog_rec_map_in(buf, PMCLOG_PID_KERNEL, PMCLOG_MAP_F_INITIAL,
 			  pmclog_kernel_text.start, pmclog_kernel_text.end,
-			  pmclog_kernel_text.link_start, "[kernel]", tstamp);
+			  pmclog_kernel_text.link_start, "[kernel]",
+			  raw_smp_processor_id(), tstamp);
 	pmclog_log_write(&o->log, buf);
 
 	rcu_read_lock();
@@ -191,14 +199,20 @@ int pmclog_kobj_init(void)
 	ret = pmclog_compat_kernel_text(&pmclog_kernel_text);
 	if (ret)
 		return ret;
+	pmclog_kobj_buf = kmalloc(PMCLOG_SCRATCH_SIZE, GFP_KERNEL);
+	if (!pmclog_kobj_buf)
+		return -ENOMEM;
 
 	ret = register_module_notifier(&pmclog_kobj_nb);
-	if (ret)
+	if (ret) {
 		pr_err("cannot register the module notifier: %d\n", ret);
+		kfree(pmclog_kobj_buf);
+	}
 	return ret;
 }
 
 void pmclog_kobj_exit(void)
 {
 	unregister_module_notifier(&pmclog_kobj_nb);
+	kfree(pmclog_kobj_buf);
 }

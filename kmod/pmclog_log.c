@@ -23,6 +23,19 @@
 /* How long a record may wait for a reader asleep below the watermark. */
 #define PMCLOG_WAKE_DELAY	(HZ / 10)
 
+/*
+ * Writers run in kprobe and tracepoint handlers, with preemption off, where
+ * PREEMPT_RT forbids the wait queue's lock (a sleeping spinlock there).  They
+ * wake the reader through an irq_work, which RT runs in a thread, or through
+ * the timer (whose base lock is raw), never with wake_up() itself.
+ */
+static void pmclog_log_wake_now(struct irq_work *w)
+{
+	struct pmclog_log *log = container_of(w, struct pmclog_log, wake_work);
+
+	wake_up_interruptible_poll(&log->wait, EPOLLIN | EPOLLRDNORM);
+}
+
 static void pmclog_log_wake_timer(struct timer_list *t)
 {
 	struct pmclog_log *log = pmclog_from_timer(log, t, wake_timer);
@@ -33,7 +46,8 @@ static void pmclog_log_wake_timer(struct timer_list *t)
 int pmclog_log_init(struct pmclog_log *log, size_t size)
 {
 	log->size = roundup_pow_of_two(size);
-	log->buf = vmalloc(log->size);
+	/* Charged to the opener's memory cgroup, as perf's buffers are. */
+	log->buf = __vmalloc(log->size, GFP_KERNEL_ACCOUNT);
 	log->pend_samples = kcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
 	log->pend_records = kcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
 	if (!log->buf || !log->pend_samples || !log->pend_records ||
@@ -47,6 +61,7 @@ int pmclog_log_init(struct pmclog_log *log, size_t size)
 	mutex_init(&log->read_mutex);
 	init_waitqueue_head(&log->wait);
 	timer_setup(&log->wake_timer, pmclog_log_wake_timer, 0);
+	init_irq_work(&log->wake_work, pmclog_log_wake_now);
 	return 0;
 }
 
@@ -54,6 +69,7 @@ int pmclog_log_init(struct pmclog_log *log, size_t size)
 void pmclog_log_destroy(struct pmclog_log *log)
 {
 	pmclog_timer_shutdown_sync(&log->wake_timer);
+	irq_work_sync(&log->wake_work);
 	free_cpumask_var(log->pend_cpus);
 	kfree(log->pend_records);
 	kfree(log->pend_samples);
@@ -92,17 +108,16 @@ size_t pmclog_rec_put_str(void *rec, size_t fixed, const char *str)
 }
 
 /*
- * Pack a MAP_IN into @r (PMCLOG_SCRATCH_SIZE bytes); @path may lie in
- * r->path itself (d_path() output).
+ * Pack a MAP_IN into @r (PMCLOG_SCRATCH_SIZE bytes), as seen on @cpu at
+ * @tstamp; @path may lie in r->path itself (d_path() output).
  */
 void pmclog_rec_map_in(struct pmclog_map_in *r, u32 pid, u32 flags,
 		       u64 start, u64 end, u64 offset, const char *path,
-		       u64 tstamp)
+		       unsigned int cpu, u64 tstamp)
 {
 	size_t len = pmclog_rec_put_str(r, sizeof(*r), path);
 
-	pmclog_hdr_init(&r->header, PMCLOG_TYPE_MAP_IN, len,
-			raw_smp_processor_id(), tstamp);
+	pmclog_hdr_init(&r->header, PMCLOG_TYPE_MAP_IN, len, cpu, tstamp);
 	r->pid = pid;
 	r->flags = flags;
 	r->start = start;
@@ -110,11 +125,23 @@ void pmclog_rec_map_in(struct pmclog_map_in *r, u32 pid, u32 flags,
 	r->offset = offset;
 }
 
-/* Pack a MAP_OUT, stamped now. */
-void pmclog_rec_map_out(struct pmclog_map_out *r, u32 pid, u64 start, u64 end)
+/* Pack a PROCEXEC into @r (PMCLOG_SCRATCH_SIZE bytes); as MAP_IN. */
+void pmclog_rec_procexec(struct pmclog_procexec *r, u32 pid, const char *path,
+			 unsigned int cpu, u64 tstamp)
+{
+	size_t len = pmclog_rec_put_str(r, sizeof(*r), path);
+
+	pmclog_hdr_init(&r->header, PMCLOG_TYPE_PROCEXEC, len, cpu, tstamp);
+	r->pid = pid;
+	r->__reserved = 0;
+}
+
+/* Pack a MAP_OUT, seen on this CPU at @tstamp. */
+void pmclog_rec_map_out(struct pmclog_map_out *r, u32 pid, u64 start, u64 end,
+			u64 tstamp)
 {
 	pmclog_hdr_init(&r->header, PMCLOG_TYPE_MAP_OUT, sizeof(*r),
-			raw_smp_processor_id(), pmclog_clock());
+			raw_smp_processor_id(), tstamp);
 	r->pid = pid;
 	r->__reserved = 0;
 	r->start = start;
@@ -169,7 +196,7 @@ static void pmclog_log_wake(struct pmclog_log *log)
 	if (!wq_has_sleeper(&log->wait))
 		return;
 	if (log->head - READ_ONCE(log->tail) >= log->size / 4)
-		wake_up_interruptible_poll(&log->wait, EPOLLIN | EPOLLRDNORM);
+		irq_work_queue(&log->wake_work);
 	else if (!timer_pending(&log->wake_timer))
 		mod_timer(&log->wake_timer, jiffies + PMCLOG_WAKE_DELAY);
 }
@@ -212,6 +239,23 @@ int pmclog_log_write(struct pmclog_log *log, const void *rec)
 	if (!ret)
 		pmclog_log_wake(log);
 	return ret;
+}
+
+/*
+ * A record for @log that was lost before it reached pmclog_log_write()
+ * (its producer had no room); told in the next DROPNOTIFY, as the log's
+ * own drops are.  Any context but NMI.
+ */
+void pmclog_log_add_record_drops(struct pmclog_log *log, unsigned int cpu,
+				 u64 n)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&log->lock, flags);
+	log->pend_records[cpu] += n;
+	log->records_dropped += n;
+	cpumask_set_cpu(cpu, log->pend_cpus);
+	raw_spin_unlock_irqrestore(&log->lock, flags);
 }
 
 /* Samples that @cpu's ring lost; told in the next DROPNOTIFY.  Lock held. */

@@ -22,12 +22,21 @@ module_param_named(logbuffersize, pmclog_logbuffersize, uint, 0444);
 MODULE_PARM_DESC(logbuffersize,
 		 "Log buffer of each open, in KiB, rounded up to a power of two (64-262144, default 1024)");
 
+unsigned int pmclog_maxlogs = 16;
+module_param_named(maxlogs, pmclog_maxlogs, uint, 0444);
+MODULE_PARM_DESC(maxlogs,
+		 "Opens of /dev/pmclog at once, each with its own log buffer (1-1024, default 16)");
+
 static int __init pmclog_init(void)
 {
 	int ret;
 
 	if (pmclog_nsamples < 1 || pmclog_nsamples > 65536) {
 		pr_err("nsamples=%u is out of range 1-65536\n", pmclog_nsamples);
+		return -EINVAL;
+	}
+	if (pmclog_maxlogs < 1 || pmclog_maxlogs > 1024) {
+		pr_err("maxlogs=%u is out of range 1-1024\n", pmclog_maxlogs);
 		return -EINVAL;
 	}
 	if (pmclog_logbuffersize < 64 || pmclog_logbuffersize > 262144) {
@@ -38,9 +47,12 @@ static int __init pmclog_init(void)
 	ret = pmclog_scratch_init();
 	if (ret)
 		return ret;
-	ret = pmclog_kobj_init();
+	ret = pmclog_defer_init();
 	if (ret)
 		goto err_scratch;
+	ret = pmclog_kobj_init();
+	if (ret)
+		goto err_defer;
 	ret = pmclog_vma_init();
 	if (ret)
 		goto err_kobj;
@@ -62,9 +74,9 @@ static int __init pmclog_init(void)
 		pr_err("cannot register /dev/pmclog: %d\n", ret);
 		goto err_pmu;
 	}
-	pr_info("ABI %u.%u.%u, nsamples=%u, logbuffersize=%u KiB\n",
+	pr_info("ABI %u.%u.%u, nsamples=%u, logbuffersize=%u KiB, maxlogs=%u\n",
 		PMCLOG_ABI_MAJOR, PMCLOG_ABI_MINOR, PMCLOG_ABI_PATCH,
-		pmclog_nsamples, pmclog_logbuffersize);
+		pmclog_nsamples, pmclog_logbuffersize, pmclog_maxlogs);
 	if (pmclog_pmu_kind() == PMCLOG_PMU_NONE)
 		pr_info("hardware PMU: none, %s; sampling with cpu-clock only\n",
 			pmclog_pmu_describe());
@@ -82,6 +94,8 @@ err_vma:
 	pmclog_vma_exit();
 err_kobj:
 	pmclog_kobj_exit();
+err_defer:
+	pmclog_defer_exit();
 err_scratch:
 	pmclog_scratch_free();
 	return ret;
@@ -95,6 +109,7 @@ static void __exit pmclog_exit(void)
 	pmclog_proc_exit_hooks();
 	pmclog_vma_exit();
 	pmclog_kobj_exit();
+	pmclog_defer_exit();
 	pmclog_scratch_free();
 }
 

@@ -20,6 +20,7 @@
 #include <linux/timekeeping.h>
 
 #include "pmclog.h"
+#include "pmclog_compat.h"
 
 static const char *const pmclog_event_names[] = {
 	[PMCLOG_EV_CPU_CLOCK]		= "cpu-clock",
@@ -58,7 +59,7 @@ struct pmclog_owner *pmclog_owner_create(struct file *file)
 	mutex_init(&o->lock);
 	o->state = PMCLOG_STATE_NEW;
 	/* As /proc/kallsyms decides for its reader (kallsyms_show_value()). */
-	o->kernel_addrs = file_ns_capable(file, &init_user_ns, CAP_SYSLOG);
+	o->kernel_addrs = pmclog_compat_kernel_addrs_visible(file);
 	ret = pmclog_log_init(&o->log, (size_t)pmclog_logbuffersize * 1024);
 	if (ret)
 		goto err_free;
@@ -231,6 +232,7 @@ int pmclog_owner_start_locked(struct pmclog_owner *o)
 	if (o->state != PMCLOG_STATE_ATTACHED || !o->npmcs)
 		return -EINVAL;
 	t0 = pmclog_clock();
+	o->hooks_missed = pmclog_hooks_missed();
 	pmclog_track_publish(o);
 	ret = pmclog_kobj_log_initial(o, t0);
 	if (!ret)
@@ -262,8 +264,20 @@ int pmclog_owner_stop_locked(struct pmclog_owner *o)
 	if (o->state == PMCLOG_STATE_STOPPED)
 		return 0;
 	if (o->state == PMCLOG_STATE_RUNNING) {
+		unsigned long missed;
+
 		pmclog_owner_stop_sources(o);
 		pmclog_track_unpublish(o);
+		/*
+		 * Hook calls that the kprobes missed while the log ran (no
+		 * free kretprobe instance, a nested kprobe) may each have
+		 * been a record of this log: count them all as its losses.
+		 */
+		missed = pmclog_hooks_missed() - o->hooks_missed;
+		if (missed)
+			pmclog_log_add_record_drops(&o->log,
+						    raw_smp_processor_id(),
+						    missed);
 	}
 	pmclog_sample_flush_all(o, &samples, &dropped);
 	pmclog_log_close(&o->log, samples, dropped);

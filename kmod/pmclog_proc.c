@@ -3,7 +3,7 @@
  * Process lifecycle: PROCEXEC, PROCFORK and PROCEXIT records.
  *
  *   fork of a new process   sched_process_fork tracepoint    -> PROCFORK
- *   exit of its last thread sched_process_exit tracepoint    -> PROCEXIT
+ *   exit of its last thread taskstats_exit() entry (kprobe)  -> PROCEXIT
  *   exec                    setup_new_exec() entry (kprobe)  -> PROCEXEC
  *
  * exec is taken at setup_new_exec() rather than at the sched_process_exec
@@ -11,7 +11,18 @@
  * are written) but the new image is not mapped yet, so PROCEXEC comes
  * before the MAP_INs of the new image, and a reader can forget the old
  * maps on PROCEXEC.  The tracepoint fires only after those MAP_INs.
+ * PROCEXEC names the file, so it is written from process context
+ * (pmclog_defer.c), with the time of setup_new_exec().
+ *
+ * exit is taken where do_exit() tells taskstats whether the group died:
+ * group_dead is true in exactly one thread, the one that counted the
+ * group's last live thread out.  sched_process_exit has no such argument
+ * before 6.16, and threads exiting together all read signal->live as 0
+ * there, which wrote PROCEXIT twice.  Kernels without taskstats fall back
+ * to that tracepoint.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/binfmts.h>
 #include <linux/dcache.h>
 #include <linux/err.h>
@@ -30,25 +41,20 @@
 static int pmclog_proc_exec_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	struct linux_binprm *bprm;
-	struct pmclog_procexec *r;
-	const char *path;
-	size_t len;
+	struct pmclog_deferred d;
 
 	if (!pmclog_track_active())
 		return 0;
 	bprm = (void *)regs_get_kernel_argument(regs, 0);
-	r = pmclog_scratch();
-	path = d_path(&bprm->file->f_path, r->path,
-		      PMCLOG_SCRATCH_SIZE - sizeof(*r));
-	if (IS_ERR(path))
-		path = bprm->filename;
-	len = pmclog_rec_put_str(r, sizeof(*r), path);
-	pmclog_hdr_init(&r->header, PMCLOG_TYPE_PROCEXEC, len,
-			smp_processor_id(), pmclog_clock());
-	r->pid = task_tgid_nr(current);
-	r->__reserved = 0;
+	d = (struct pmclog_deferred){
+		.file	= bprm->file,
+		.tstamp	= pmclog_clock(),
+		.pid	= task_tgid_nr(current),
+		.type	= PMCLOG_TYPE_PROCEXEC,
+		.cpu	= raw_smp_processor_id(),
+	};
 	rcu_read_lock();
-	pmclog_track_emit(current, r);
+	pmclog_track_emit_deferred(current, &d);
 	rcu_read_unlock();
 	return 0;
 }
@@ -76,16 +82,12 @@ static void pmclog_proc_fork(void *data, struct task_struct *parent,
 	rcu_read_unlock();
 }
 
-static void pmclog_proc_exit(void *data, struct task_struct *t)
+/* The thread @t, last of its group, is exiting: PROCEXIT. */
+static void pmclog_proc_emit_exit(struct task_struct *t)
 {
 	struct pmclog_procexit r;
 	struct signal_struct *sig = t->signal;
 
-	if (!pmclog_track_active())
-		return;
-	/* do_exit() counted this thread out of signal->live already. */
-	if (atomic_read(&sig->live))
-		return;
 	pmclog_hdr_init(&r.header, PMCLOG_TYPE_PROCEXIT, sizeof(r),
 			raw_smp_processor_id(), pmclog_clock());
 	r.pid = task_tgid_nr(t);
@@ -96,28 +98,74 @@ static void pmclog_proc_exit(void *data, struct task_struct *t)
 	rcu_read_unlock();
 }
 
+/* taskstats_exit(struct task_struct *tsk, int group_dead); exit_code is set. */
+static int pmclog_proc_exit_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	if (pmclog_track_active() && (int)regs_get_kernel_argument(regs, 1))
+		pmclog_proc_emit_exit((void *)regs_get_kernel_argument(regs, 0));
+	return 0;
+}
+
+static struct kprobe pmclog_proc_kp_exit = {
+	.symbol_name	= "taskstats_exit",
+	.pre_handler	= pmclog_proc_exit_pre,
+};
+
+/* Without taskstats: may write PROCEXIT twice when threads exit together. */
+static void pmclog_proc_exit_tp(void *data, struct task_struct *t)
+{
+	/* do_exit() counted this thread out of signal->live already. */
+	if (pmclog_track_active() && !atomic_read(&t->signal->live))
+		pmclog_proc_emit_exit(t);
+}
+
 static struct pmclog_tracepoint pmclog_proc_tps[] = {
 	{ .name = "sched_process_fork", .probe = pmclog_proc_fork },
-	{ .name = "sched_process_exit", .probe = pmclog_proc_exit },
+	{ .name = "sched_process_exit", .probe = pmclog_proc_exit_tp },
 };
+
+static struct kprobe *pmclog_proc_kprobes[2];
+static unsigned int pmclog_proc_nr_kprobes, pmclog_proc_nr_tps;
 
 int pmclog_proc_init(void)
 {
 	int ret;
 
-	ret = pmclog_compat_register_kprobe(&pmclog_proc_kp_exec);
+	pmclog_proc_kprobes[pmclog_proc_nr_kprobes++] = &pmclog_proc_kp_exec;
+	pmclog_proc_nr_tps = ARRAY_SIZE(pmclog_proc_tps);
+	if (pmclog_compat_have_function(pmclog_proc_kp_exit.symbol_name)) {
+		pmclog_proc_kprobes[pmclog_proc_nr_kprobes++] =
+			&pmclog_proc_kp_exit;
+		pmclog_proc_nr_tps--;	/* sched_process_exit is not needed */
+	} else {
+		pr_info("no taskstats_exit() in this kernel: PROCEXIT from sched_process_exit, twice when threads exit at once\n");
+	}
+
+	ret = pmclog_compat_register_kprobes(pmclog_proc_kprobes,
+					     pmclog_proc_nr_kprobes);
 	if (ret)
 		return ret;
 	ret = pmclog_compat_register_tracepoints(pmclog_proc_tps,
-						 ARRAY_SIZE(pmclog_proc_tps));
+						 pmclog_proc_nr_tps);
 	if (ret)
-		unregister_kprobe(&pmclog_proc_kp_exec);
+		unregister_kprobes(pmclog_proc_kprobes, pmclog_proc_nr_kprobes);
 	return ret;
 }
 
 void pmclog_proc_exit_hooks(void)
 {
 	pmclog_compat_unregister_tracepoints(pmclog_proc_tps,
-					     ARRAY_SIZE(pmclog_proc_tps));
-	unregister_kprobe(&pmclog_proc_kp_exec);
+					     pmclog_proc_nr_tps);
+	unregister_kprobes(pmclog_proc_kprobes, pmclog_proc_nr_kprobes);
+}
+
+/* Calls the kprobes missed since the module was loaded. */
+unsigned long pmclog_proc_missed(void)
+{
+	unsigned long n = 0;
+	unsigned int i;
+
+	for (i = 0; i < pmclog_proc_nr_kprobes; i++)
+		n += READ_ONCE(pmclog_proc_kprobes[i]->nmissed);
+	return n;
 }

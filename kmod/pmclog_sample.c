@@ -59,6 +59,12 @@ void pmclog_sample_take(struct pmclog_pmc *pmc, struct pt_regs *regs)
 }
 
 /*
+ * Records a drain writes per hold of the log's lock: a raw lock, taken
+ * with interrupts off, that other CPUs' drains and hooks wait for.
+ */
+#define PMCLOG_DRAIN_BATCH	32
+
+/*
  * Move @pc's ring into the log.  On @pc's CPU from its irq_work, or from
  * anywhere once every producer of @pc is stopped.
  */
@@ -71,6 +77,7 @@ static void pmclog_sample_drain(struct pmclog_cpu *pc)
 	u64 dropped = local64_read(&pc->dropped);
 	struct pmclog_pcsample r;
 	unsigned long flags;
+	unsigned int n = 0;
 
 	raw_spin_lock_irqsave(&log->lock, flags);
 	if (dropped != pc->dropped_told) {
@@ -80,6 +87,11 @@ static void pmclog_sample_drain(struct pmclog_cpu *pc)
 	}
 	for (; tail != head; tail++) {
 		const struct pmclog_sample *s = &pc->ring[tail % pc->nsamples];
+
+		if (++n % PMCLOG_DRAIN_BATCH == 0) {
+			raw_spin_unlock_irqrestore(&log->lock, flags);
+			raw_spin_lock_irqsave(&log->lock, flags);
+		}
 
 		pmclog_hdr_init(&r.header, PMCLOG_TYPE_PCSAMPLE, sizeof(r),
 				pc->cpu, s->tstamp);

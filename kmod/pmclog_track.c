@@ -76,6 +76,12 @@ void pmclog_scratch_free(void)
 	pmclog_scratch_bufs = NULL;
 }
 
+/* Hook calls that the kprobes missed since the module was loaded. */
+unsigned long pmclog_hooks_missed(void)
+{
+	return pmclog_vma_missed() + pmclog_proc_missed();
+}
+
 /* Followed descendants of a process target (-d): at most half full. */
 #define PMCLOG_KIDS_SLOTS	8192U
 
@@ -87,7 +93,10 @@ void pmclog_track_publish(struct pmclog_owner *o)
 	atomic_inc(&pmclog_nr_live);
 }
 
-/* After this, no hook writes to @o's log any more.  May sleep. */
+/*
+ * After this, no hook writes to @o's log any more, and what they queued
+ * for it (pmclog_defer.c) is in it.  May sleep.
+ */
 void pmclog_track_unpublish(struct pmclog_owner *o)
 {
 	atomic_dec(&pmclog_nr_live);
@@ -95,6 +104,7 @@ void pmclog_track_unpublish(struct pmclog_owner *o)
 	list_del_rcu(&o->live);
 	mutex_unlock(&pmclog_live_lock);
 	synchronize_rcu();
+	pmclog_defer_flush();
 }
 
 int pmclog_track_alloc_kids(struct pmclog_owner *o)
@@ -140,24 +150,25 @@ static bool pmclog_kids_has(const struct pmclog_owner *o, const struct pid *pid)
  * Follow @pid from now on.  Fork tracepoint (preemption off); concurrent
  * inserts race on the slot with cmpxchg.  Entries stay, pinned, until the
  * log is freed, so a pointer in the table never names another process.
+ * False when the table is full: the caller tells the log.
  */
-static void pmclog_kids_add(struct pmclog_owner *o, struct pid *pid)
+static bool pmclog_kids_add(struct pmclog_owner *o, struct pid *pid)
 {
 	unsigned int i, h = pmclog_kids_hash(pid);
 
 	if (atomic_inc_return(&o->nkids) > PMCLOG_KIDS_SLOTS / 2) {
 		atomic_dec(&o->nkids);
-		atomic64_inc(&o->kids_lost);
-		return;
+		return false;
 	}
 	get_pid(pid);
 	for (i = 0; i < PMCLOG_KIDS_SLOTS; i++) {
 		struct pid **slot = &o->kids[(h + i) % PMCLOG_KIDS_SLOTS];
 
 		if (!cmpxchg(slot, NULL, pid))
-			return;
+			return true;
 	}
 	put_pid(pid);	/* not reached: the table is never more than half full */
+	return false;
 }
 
 /*
@@ -177,11 +188,12 @@ bool pmclog_track_targets(const struct pmclog_owner *o, struct task_struct *t)
 
 /*
  * @parent forked the process @child: tell the logs that follow @parent
- * (system-wide ones, and those with -d), and follow @child where -d.
- * Returns the owners told through @emit.
+ * (system-wide ones, and those with -d), and follow @child where -d.  A
+ * child that a -d log cannot follow is flagged PMCLOG_HF_UNFOLLOWED in its
+ * PROCFORK, so that the loss of its records is in the log.
  */
 void pmclog_track_fork(struct task_struct *parent, struct task_struct *child,
-		       const void *rec)
+		       const struct pmclog_procfork *rec)
 {
 	struct pmclog_owner *o;
 
@@ -189,8 +201,11 @@ void pmclog_track_fork(struct task_struct *parent, struct task_struct *child,
 		if (o->mode == PMCLOG_ATTACH_SYSTEM) {
 			pmclog_log_write(&o->log, rec);
 		} else if (o->kids && pmclog_track_targets(o, parent)) {
-			pmclog_kids_add(o, task_tgid(child));
-			pmclog_log_write(&o->log, rec);
+			struct pmclog_procfork r = *rec;
+
+			if (!pmclog_kids_add(o, task_tgid(child)))
+				r.header.flags |= PMCLOG_HF_UNFOLLOWED;
+			pmclog_log_write(&o->log, &r);
 		}
 	}
 }
@@ -203,6 +218,17 @@ void pmclog_track_emit(struct task_struct *t, const void *rec)
 	list_for_each_entry_rcu(o, &pmclog_live, live)
 		if (pmclog_track_targets(o, t))
 			pmclog_log_write(&o->log, rec);
+}
+
+/* Queue @d for every running log that targets @t.  RCU read side. */
+void pmclog_track_emit_deferred(struct task_struct *t,
+				const struct pmclog_deferred *d)
+{
+	struct pmclog_owner *o;
+
+	list_for_each_entry_rcu(o, &pmclog_live, live)
+		if (pmclog_track_targets(o, t))
+			pmclog_defer_queue(o, d);
 }
 
 /*

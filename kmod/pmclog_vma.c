@@ -3,18 +3,20 @@
  * Executable mappings of processes: MAP_IN and MAP_OUT records.
  *
  *   new mapping, stack growth,
- *   mprotect adding PROT_EXEC     perf_event_mmap(vma)      -> MAP_IN
- *   mremap moving a mapping       copy_vma() returns        -> MAP_IN
+ *   mprotect adding PROT_EXEC     perf_event_mmap(vma)        -> MAP_IN
+ *   mremap moving a mapping       copy_vma() returns          -> MAP_IN
  *   munmap, MAP_FIXED over it,
- *   mremap's old range            the unmap paths, at entry -> MAP_OUT
- *   mprotect removing PROT_EXEC   mprotect_fixup() entry    -> MAP_OUT
- *   exit, and exec's old image    exit_mmap() entry         -> MAP_OUT
+ *   mremap's old range            the unmap paths, at return  -> MAP_OUT
+ *   mprotect removing PROT_EXEC   mprotect_fixup(), at return -> MAP_OUT
+ *   exit, and exec's old image    exit_mmap() entry           -> MAP_OUT
  *
  * perf_event_mmap() is where perf learns of new mappings, for the same
- * reasons.  The handlers run as kprobes (preemption off, mmap_lock held by
- * the caller except in exit_mmap, where nobody else can reach the mm) and
- * build records in a per-CPU scratch buffer.  The kprobed symbols differ
- * between kernels: pmclog_compat.c chooses them.
+ * reasons.  The handlers run as kprobes and kretprobes (preemption off,
+ * mmap_lock held by the caller except in exit_mmap, where nobody else can
+ * reach the mm).  A MAP_IN's path is resolved later, in process context
+ * (pmclog_defer.c); a MAP_OUT is written only once the unmap or mprotect
+ * has happened.  The kprobed symbols differ between kernels:
+ * pmclog_compat.c chooses them.
  *
  * At START, every executable mapping already there is logged with
  * PMCLOG_MAP_F_INITIAL (pmclog_vma_log_initial()).
@@ -43,7 +45,8 @@ static bool pmclog_vma_is_exec(const struct vm_area_struct *vma)
 
 /*
  * Build the MAP_IN of @vma for pid @tgid in @buf (PMCLOG_SCRATCH_SIZE
- * bytes).  Does not sleep: d_path() only walks the dentries.
+ * bytes).  Process context for a file mapping: d_path() may sleep on
+ * PREEMPT_RT.  An anonymous one is named without sleeping.
  */
 static void pmclog_vma_map_in(void *buf, const struct vm_area_struct *vma,
 			      u32 tgid, u32 flags, u64 tstamp)
@@ -65,43 +68,25 @@ static void pmclog_vma_map_in(void *buf, const struct vm_area_struct *vma,
 	}
 	pmclog_rec_map_in(r, tgid, flags, vma->vm_start, vma->vm_end,
 			  vma->vm_file ? (u64)vma->vm_pgoff << PAGE_SHIFT : 0,
-			  path, tstamp);
+			  path, raw_smp_processor_id(), tstamp);
 }
 
 static void pmclog_vma_emit_out(struct task_struct *t, unsigned long start,
-				unsigned long end)
+				unsigned long end, u64 tstamp)
 {
 	struct pmclog_map_out r;
 
-	pmclog_rec_map_out(&r, task_tgid_nr(t), start, end);
+	pmclog_rec_map_out(&r, task_tgid_nr(t), start, end, tstamp);
 	rcu_read_lock();
 	pmclog_track_emit(t, &r);
 	rcu_read_unlock();
 }
 
 /*
- * MAP_OUT for the executable parts of [start, end) of @mm.  The caller
- * holds mmap_lock, or is exit_mmap()'s, where nobody else can change @mm:
- * so no find_vma(), which asserts the lock (a WARN on 6.12), but the
- * vma iterator under RCU.
+ * A vma of the current process is new, grew, or changed protection.  A
+ * hook: the MAP_IN of a file mapping is queued for its path
+ * (pmclog_defer.c), that of an anonymous one written at once.
  */
-static void pmclog_vma_emit_range_out(struct task_struct *t,
-				      struct mm_struct *mm,
-				      unsigned long start, unsigned long end)
-{
-	VMA_ITERATOR(vmi, mm, start);
-	struct vm_area_struct *vma;
-
-	rcu_read_lock();
-	for_each_vma_range(vmi, vma, end) {
-		if (pmclog_vma_is_exec(vma))
-			pmclog_vma_emit_out(t, max(start, vma->vm_start),
-					    min(end, vma->vm_end));
-	}
-	rcu_read_unlock();
-}
-
-/* A vma of the current process is new, grew, or changed protection. */
 static void pmclog_vma_changed(struct vm_area_struct *vma)
 {
 	struct task_struct *t = current;
@@ -109,8 +94,24 @@ static void pmclog_vma_changed(struct vm_area_struct *vma)
 
 	if (!pmclog_vma_is_exec(vma) || vma->vm_mm != t->mm)
 		return;
-	buf = pmclog_scratch();
+	if (vma->vm_file) {
+		struct pmclog_deferred d = {
+			.file	= vma->vm_file,
+			.tstamp	= pmclog_clock(),
+			.start	= vma->vm_start,
+			.end	= vma->vm_end,
+			.offset	= (u64)vma->vm_pgoff << PAGE_SHIFT,
+			.pid	= task_tgid_nr(t),
+			.type	= PMCLOG_TYPE_MAP_IN,
+			.cpu	= raw_smp_processor_id(),
+		};
 
+		rcu_read_lock();
+		pmclog_track_emit_deferred(t, &d);
+		rcu_read_unlock();
+		return;
+	}
+	buf = pmclog_scratch();
 	pmclog_vma_map_in(buf, vma, task_tgid_nr(t), 0, pmclog_clock());
 	rcu_read_lock();
 	pmclog_track_emit(t, buf);
@@ -137,48 +138,173 @@ static int pmclog_vma_copy_ret(struct kretprobe_instance *ri,
 }
 
 /*
+ * Executable ranges leave a process through calls that may fail: munmap
+ * (an unaligned range, ENOMEM splitting a vma), mprotect, 6.12's
+ * mmap_region() over a MAP_FIXED range.  Each is a kretprobe.  At entry,
+ * while the vmas still say which parts of the range are executable, those
+ * parts are kept in the instance; at return they get a MAP_OUT if the call
+ * succeeded, or, if it failed, each part that is no longer the same
+ * executable mapping (a failed call may already have removed it).  The
+ * MAP_OUT has the time of entry: from there to the change the caller
+ * holds mmap_lock for writing, so no other change of the process's maps
+ * comes between, while the unmap paths may drop the lock before returning.
+ */
+#define PMCLOG_VMA_OUT_PARTS	8
+
+struct pmclog_vma_out {
+	u64		tstamp;
+	unsigned int	n;
+	struct {
+		unsigned long		start, end;
+		const struct file	*file;	/* compared, not dereferenced */
+	} part[PMCLOG_VMA_OUT_PARTS];
+};
+
+/*
+ * Keep the executable parts of [start, end) of @mm in @out.  The caller
+ * holds mmap_lock: no find_vma(), which asserts it (a WARN on 6.12), but
+ * the vma iterator under RCU.  Past PMCLOG_VMA_OUT_PARTS, the last part
+ * stretches over the rest: a MAP_OUT over unmapped or non-executable
+ * addresses removes nothing that a reader knows of.
+ */
+static bool pmclog_vma_out_collect(struct pmclog_vma_out *out,
+				   struct mm_struct *mm, unsigned long start,
+				   unsigned long end)
+{
+	VMA_ITERATOR(vmi, mm, start);
+	struct vm_area_struct *vma;
+
+	out->tstamp = pmclog_clock();
+	out->n = 0;
+	rcu_read_lock();
+	for_each_vma_range(vmi, vma, end) {
+		if (!pmclog_vma_is_exec(vma))
+			continue;
+		if (out->n == PMCLOG_VMA_OUT_PARTS) {
+			out->part[out->n - 1].end = min(end, vma->vm_end);
+			continue;
+		}
+		out->part[out->n].start = max(start, vma->vm_start);
+		out->part[out->n].end = min(end, vma->vm_end);
+		out->part[out->n].file = vma->vm_file;
+		out->n++;
+	}
+	rcu_read_unlock();
+	return out->n;
+}
+
+/* Is [start, end) still (part of) the executable mapping of @file? */
+static bool pmclog_vma_still_exec(struct mm_struct *mm, unsigned long start,
+				  unsigned long end, const struct file *file)
+{
+	VMA_ITERATOR(vmi, mm, start);
+	struct vm_area_struct *vma;
+	bool live;
+
+	rcu_read_lock();
+	vma = vma_next(&vmi);
+	live = vma && vma->vm_start <= start && end <= vma->vm_end &&
+	       pmclog_vma_is_exec(vma) && vma->vm_file == file;
+	rcu_read_unlock();
+	return live;
+}
+
+/*
+ * At return.  After a failure the caller still holds mmap_lock (the
+ * unmap paths drop it only on success), so @mm can be looked at.
+ */
+static void pmclog_vma_out_finish(const struct pmclog_vma_out *out,
+				  bool done)
+{
+	struct task_struct *t = current;
+	unsigned int i;
+
+	if (!pmclog_track_active() || !t->mm)
+		return;
+	for (i = 0; i < out->n; i++) {
+		if (!done && pmclog_vma_still_exec(t->mm, out->part[i].start,
+						   out->part[i].end,
+						   out->part[i].file))
+			continue;
+		pmclog_vma_emit_out(t, out->part[i].start, out->part[i].end,
+				    out->tstamp);
+	}
+}
+
+/*
  * Ranges of a process are unmapped through the functions that
- * pmclog_compat_unmap_hooks() names: one kprobe on each, at entry, while
- * the vmas are still there to say which parts were executable.
+ * pmclog_compat_unmap_hooks() names.
  */
 static struct pmclog_unmap_hook pmclog_vma_unmap[PMCLOG_UNMAP_HOOKS_MAX];
-static struct kprobe pmclog_vma_kp_unmap[PMCLOG_UNMAP_HOOKS_MAX];
+static struct kretprobe pmclog_vma_krp_unmap[PMCLOG_UNMAP_HOOKS_MAX];
 static unsigned int pmclog_vma_nr_unmap;
 
-static int pmclog_vma_unmap_pre(struct kprobe *p, struct pt_regs *regs)
+static const struct pmclog_unmap_hook *
+pmclog_vma_unmap_hook(struct kretprobe_instance *ri)
 {
-	const struct pmclog_unmap_hook *h;
+	return &pmclog_vma_unmap[get_kretprobe(ri) - pmclog_vma_krp_unmap];
+}
+
+/* Entry: non-zero means no return handler for this call. */
+static int pmclog_vma_unmap_entry(struct kretprobe_instance *ri,
+				  struct pt_regs *regs)
+{
+	const struct pmclog_unmap_hook *h = pmclog_vma_unmap_hook(ri);
 	struct mm_struct *mm;
 	unsigned long start, len;
 
 	if (!pmclog_track_active())
-		return 0;
-	h = &pmclog_vma_unmap[p - pmclog_vma_kp_unmap];
+		return 1;
 	mm = h->mm < 0 ? current->mm :
 			 (void *)regs_get_kernel_argument(regs, h->mm);
 	start = regs_get_kernel_argument(regs, h->start);
 	len = PAGE_ALIGN(regs_get_kernel_argument(regs, h->len));
-	if (mm && mm == current->mm && len && start + len > start)
-		pmclog_vma_emit_range_out(current, mm, start, start + len);
+	if (!mm || mm != current->mm || !len || start + len <= start)
+		return 1;
+	return !pmclog_vma_out_collect((void *)ri->data, mm, start,
+				       start + len);
+}
+
+static int pmclog_vma_unmap_ret(struct kretprobe_instance *ri,
+				struct pt_regs *regs)
+{
+	const struct pmclog_unmap_hook *h = pmclog_vma_unmap_hook(ri);
+	unsigned long ret = regs_return_value(regs);
+	bool done = h->ret_addr ? !IS_ERR_VALUE(ret) : (int)ret >= 0;
+
+	pmclog_vma_out_finish((void *)ri->data, done);
 	return 0;
 }
 
 /* mprotect_fixup(..., vma, ..., start, end, newflags), see pmclog_compat.c. */
-static int pmclog_vma_mprotect_pre(struct kprobe *p, struct pt_regs *regs)
+static int pmclog_vma_mprotect_entry(struct kretprobe_instance *ri,
+				     struct pt_regs *regs)
 {
 	const struct pmclog_mprotect_args *a = &pmclog_compat_mprotect;
+	struct pmclog_vma_out *out = (void *)ri->data;
 	struct vm_area_struct *vma;
 	unsigned long newflags;
 
 	if (!pmclog_track_active())
-		return 0;
+		return 1;
 	vma = (void *)regs_get_kernel_argument(regs, a->vma);
 	newflags = regs_get_kernel_argument(regs, a->newflags);
-	if (pmclog_vma_is_exec(vma) && !(newflags & VM_EXEC) &&
-	    vma->vm_mm == current->mm)
-		pmclog_vma_emit_out(current,
-				    regs_get_kernel_argument(regs, a->start),
-				    regs_get_kernel_argument(regs, a->end));
+	if (!pmclog_vma_is_exec(vma) || newflags & VM_EXEC ||
+	    vma->vm_mm != current->mm)
+		return 1;
+	out->tstamp = pmclog_clock();
+	out->n = 1;
+	out->part[0].start = regs_get_kernel_argument(regs, a->start);
+	out->part[0].end = regs_get_kernel_argument(regs, a->end);
+	out->part[0].file = vma->vm_file;
+	return 0;
+}
+
+static int pmclog_vma_mprotect_ret(struct kretprobe_instance *ri,
+				   struct pt_regs *regs)
+{
+	pmclog_vma_out_finish((void *)ri->data,
+			      (int)regs_return_value(regs) == 0);
 	return 0;
 }
 
@@ -186,8 +312,23 @@ static int pmclog_vma_mprotect_pre(struct kprobe *p, struct pt_regs *regs)
  * exit_mmap(mm): the last user dropped @mm.  Only when that is the process
  * exiting, or exec'ing a new image, is @mm known to be the current
  * process's; an mm put late by someone else (a /proc reader, say) needs no
- * MAP_OUT, as PROCEXIT and PROCEXEC already end its maps.
+ * MAP_OUT, as PROCEXIT and PROCEXEC already end its maps.  Nobody else can
+ * reach @mm here, and exit_mmap() cannot fail: MAP_OUT at entry.
  */
+static void pmclog_vma_exit_out(struct task_struct *t, struct mm_struct *mm)
+{
+	VMA_ITERATOR(vmi, mm, 0);
+	struct vm_area_struct *vma;
+	u64 now = pmclog_clock();
+
+	rcu_read_lock();
+	for_each_vma(vmi, vma)
+		if (pmclog_vma_is_exec(vma))
+			pmclog_vma_emit_out(t, vma->vm_start, vma->vm_end,
+					    now);
+	rcu_read_unlock();
+}
+
 static int pmclog_vma_exit_mmap_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	struct task_struct *t = current;
@@ -198,18 +339,13 @@ static int pmclog_vma_exit_mmap_pre(struct kprobe *p, struct pt_regs *regs)
 	mm = (void *)regs_get_kernel_argument(regs, 0);
 	if (mm == t->mm || !(t->flags & PF_EXITING || t->in_execve))
 		return 0;
-	pmclog_vma_emit_range_out(t, mm, 0, TASK_SIZE_MAX);
+	pmclog_vma_exit_out(t, mm);
 	return 0;
 }
 
 static struct kprobe pmclog_vma_kp_mmap = {
 	.symbol_name	= "perf_event_mmap",
 	.pre_handler	= pmclog_vma_mmap_pre,
-};
-
-static struct kprobe pmclog_vma_kp_mprotect = {
-	.symbol_name	= "mprotect_fixup",
-	.pre_handler	= pmclog_vma_mprotect_pre,
 };
 
 static struct kprobe pmclog_vma_kp_exit = {
@@ -220,12 +356,22 @@ static struct kprobe pmclog_vma_kp_exit = {
 static struct kretprobe pmclog_vma_krp_copy = {
 	.kp.symbol_name	= "copy_vma",
 	.handler	= pmclog_vma_copy_ret,
-	.maxactive	= 0,	/* default: enough for every CPU */
 };
 
-/* The fixed hooks, then the unmap ones: filled by pmclog_vma_init(). */
-static struct kprobe *pmclog_vma_kprobes[3 + PMCLOG_UNMAP_HOOKS_MAX];
-static unsigned int pmclog_vma_nr_kprobes;
+static struct kretprobe pmclog_vma_krp_mprotect = {
+	.kp.symbol_name	= "mprotect_fixup",
+	.entry_handler	= pmclog_vma_mprotect_entry,
+	.handler	= pmclog_vma_mprotect_ret,
+	.data_size	= sizeof(struct pmclog_vma_out),
+};
+
+static struct kprobe *pmclog_vma_kprobes[] = {
+	&pmclog_vma_kp_mmap, &pmclog_vma_kp_exit,
+};
+
+/* copy_vma, mprotect_fixup, then the unmap ones: filled at init. */
+static struct kretprobe *pmclog_vma_kretprobes[2 + PMCLOG_UNMAP_HOOKS_MAX];
+static unsigned int pmclog_vma_nr_kretprobes;
 
 /*
  * The address space of the process led by @leader: the leader's own, or,
@@ -330,34 +476,72 @@ int pmclog_vma_log_initial(struct pmclog_owner *o, u64 tstamp)
 	return ret;
 }
 
+/*
+ * Calls in flight that a kretprobe can follow at once; the munmap and
+ * mprotect paths sleep, so many may wait at a time.  A call that finds
+ * none free is missed (kretprobe.nmissed) and counted in the logs.
+ */
+static int pmclog_vma_maxactive(void)
+{
+	return max_t(int, 64, 4 * num_possible_cpus());
+}
+
 /* Module init: choose and register the hooks. */
 int pmclog_vma_init(void)
 {
 	unsigned int i, n = 0;
 	int ret;
 
-	pmclog_vma_kprobes[n++] = &pmclog_vma_kp_mmap;
-	pmclog_vma_kprobes[n++] = &pmclog_vma_kp_mprotect;
-	pmclog_vma_kprobes[n++] = &pmclog_vma_kp_exit;
+	pmclog_vma_kretprobes[n++] = &pmclog_vma_krp_copy;
+	pmclog_vma_kretprobes[n++] = &pmclog_vma_krp_mprotect;
 	pmclog_vma_nr_unmap = pmclog_compat_unmap_hooks(pmclog_vma_unmap);
 	for (i = 0; i < pmclog_vma_nr_unmap; i++) {
-		pmclog_vma_kp_unmap[i].symbol_name = pmclog_vma_unmap[i].symbol;
-		pmclog_vma_kp_unmap[i].pre_handler = pmclog_vma_unmap_pre;
-		pmclog_vma_kprobes[n++] = &pmclog_vma_kp_unmap[i];
-	}
-	pmclog_vma_nr_kprobes = n;
+		struct kretprobe *krp = &pmclog_vma_krp_unmap[i];
 
-	ret = pmclog_compat_register_kprobes(pmclog_vma_kprobes, n);
+		krp->kp.symbol_name = pmclog_vma_unmap[i].symbol;
+		krp->entry_handler = pmclog_vma_unmap_entry;
+		krp->handler = pmclog_vma_unmap_ret;
+		krp->data_size = sizeof(struct pmclog_vma_out);
+		pmclog_vma_kretprobes[n++] = krp;
+	}
+	for (i = 0; i < n; i++)
+		pmclog_vma_kretprobes[i]->maxactive = pmclog_vma_maxactive();
+
+	ret = pmclog_compat_register_kprobes(pmclog_vma_kprobes,
+					     ARRAY_SIZE(pmclog_vma_kprobes));
 	if (ret)
 		return ret;
-	ret = pmclog_compat_register_kretprobe(&pmclog_vma_krp_copy);
-	if (ret)
-		unregister_kprobes(pmclog_vma_kprobes, n);
+	for (i = 0; i < n; i++) {
+		ret = pmclog_compat_register_kretprobe(pmclog_vma_kretprobes[i]);
+		if (ret)
+			goto err;
+	}
+	pmclog_vma_nr_kretprobes = n;
+	return 0;
+
+err:
+	while (i--)
+		unregister_kretprobe(pmclog_vma_kretprobes[i]);
+	unregister_kprobes(pmclog_vma_kprobes, ARRAY_SIZE(pmclog_vma_kprobes));
 	return ret;
 }
 
 void pmclog_vma_exit(void)
 {
-	unregister_kretprobe(&pmclog_vma_krp_copy);
-	unregister_kprobes(pmclog_vma_kprobes, pmclog_vma_nr_kprobes);
+	unregister_kretprobes(pmclog_vma_kretprobes, pmclog_vma_nr_kretprobes);
+	unregister_kprobes(pmclog_vma_kprobes, ARRAY_SIZE(pmclog_vma_kprobes));
+}
+
+/* Calls the hooks missed since the module was loaded. */
+unsigned long pmclog_vma_missed(void)
+{
+	unsigned long n = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(pmclog_vma_kprobes); i++)
+		n += READ_ONCE(pmclog_vma_kprobes[i]->nmissed);
+	for (i = 0; i < pmclog_vma_nr_kretprobes; i++)
+		n += READ_ONCE(pmclog_vma_kretprobes[i]->nmissed) +
+		     READ_ONCE(pmclog_vma_kretprobes[i]->kp.nmissed);
+	return n;
 }

@@ -9,6 +9,10 @@
  *   3  mprotect(-EXEC) of the first page
  *   4  mremap of the last two pages elsewhere (a move)
  *   5  an anonymous PROT_EXEC mapping (JIT code)
+ *   6  a munmap that fails (an unaligned address): nothing changes
+ *   7  3 pages mapped executable, then a munmap and an mprotect(-EXEC) of
+ *      the middle one that fail (ENOMEM: splitting the mapping would pass
+ *      vm.max_map_count): only the new mapping is there
  *
  * After saving maps-N.txt, a marker mapping of this program at file offset
  * (MARK_BASE + N) pages is mapped executable and unmapped again, so that a
@@ -64,9 +68,40 @@ static void end_step(int step)
 		die("munmap marker");
 }
 
+/* Write @val to /proc/sys/vm/max_map_count; returns the old value. */
+static long set_max_map_count(long val)
+{
+	const char *path = "/proc/sys/vm/max_map_count";
+	long old;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%ld", &old) != 1)
+		die(path);
+	fclose(f);
+	f = fopen(path, "w");
+	if (!f)
+		die(path);
+	fprintf(f, "%ld\n", val);
+	if (fclose(f))
+		die(path);
+	return old;
+}
+
+/* @what must fail with @err, and leave the mappings as they were. */
+static void must_fail(int ret, int err, const char *what)
+{
+	if (ret == 0 || errno != err) {
+		fprintf(stderr, "mapper: %s: want %s, got %s\n", what,
+			strerror(err), ret ? strerror(errno) : "success");
+		exit(70);	/* EX_SOFTWARE */
+	}
+}
+
 int main(int argc, char **argv)
 {
-	char *p, *q, *jit;
+	long max_map_count;
+	char *p, *q, *r, *jit;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: mapper DIR\n");
@@ -77,7 +112,7 @@ int main(int argc, char **argv)
 	self_fd = open("/proc/self/exe", O_RDONLY);
 	if (self_fd < 0)
 		die("/proc/self/exe");
-	if (lseek(self_fd, 0, SEEK_END) < (off_t)(MARK_BASE + 6) * pg) {
+	if (lseek(self_fd, 0, SEEK_END) < (off_t)(MARK_BASE + 8) * pg) {
 		fprintf(stderr, "mapper: this program is too small for its markers\n");
 		return 70;	/* EX_SOFTWARE */
 	}
@@ -108,5 +143,21 @@ int main(int argc, char **argv)
 		die("mmap anon exec");
 	jit[0] = (char)0xc3;	/* ret */
 	end_step(5);
+	must_fail(munmap(q + 1, pg), EINVAL, "munmap unaligned");
+	end_step(6);
+	/*
+	 * A middle page of three: unmapping it or changing its protection
+	 * splits the mapping twice, which a map count at its maximum refuses.
+	 * Nothing may be mapped until the maximum is back.
+	 */
+	r = mmap(NULL, 3 * pg, PROT_READ | PROT_EXEC, MAP_PRIVATE, self_fd, 0);
+	if (r == MAP_FAILED)
+		die("mmap three pages");
+	max_map_count = set_max_map_count(1);
+	must_fail(munmap(r + pg, pg), ENOMEM, "munmap past max_map_count");
+	must_fail(mprotect(r + pg, pg, PROT_READ), ENOMEM,
+		  "mprotect past max_map_count");
+	set_max_map_count(max_map_count);
+	end_step(7);
 	return 0;
 }

@@ -49,7 +49,7 @@
 #include <linux/ioctl.h>
 
 #define PMCLOG_ABI_MAJOR	1
-#define PMCLOG_ABI_MINOR	1	/* 1: PMCLOG_IOC_GET_PMU */
+#define PMCLOG_ABI_MINOR	2	/* 1: PMCLOG_IOC_GET_PMU; 2: PMCLOG_HF_UNFOLLOWED */
 #define PMCLOG_ABI_PATCH	0
 
 /* Packed ABI version, as in INITIALIZE's abi_version: 0xMMmmpppp. */
@@ -93,6 +93,12 @@ struct pmclog_header {
 /* Header flags. */
 #define PMCLOG_HF_USER		0x01U	/* PCSAMPLE: the CPU was in user mode */
 #define PMCLOG_HF_SYNTH		0x02U	/* written by the recorder, not the kernel */
+/*
+ * PROCFORK of a log that follows descendants: the child is not followed
+ * (the log's table of them is full), so its records and samples are
+ * missing from the log.  ABI 1.2.
+ */
+#define PMCLOG_HF_UNFOLLOWED	0x04U
 
 enum pmclog_type {
 	/* ABI 1.0 */
@@ -259,7 +265,8 @@ struct pmclog_procexec {
 
 /*
  * PROCFORK, 24 bytes: ppid created the process pid, whose maps start as a
- * copy of ppid's.
+ * copy of ppid's.  PMCLOG_HF_UNFOLLOWED in header.flags: a log that
+ * follows descendants could not follow this one.
  */
 struct pmclog_procfork {
 	struct pmclog_header header;
@@ -268,7 +275,8 @@ struct pmclog_procfork {
 };
 
 /*
- * PROCEXIT, 24 bytes: the last thread of pid exited with status.  Its
+ * PROCEXIT, 24 bytes: the last thread of pid exited with status; one per
+ * process, written when no thread of it can run user code any more.  Its
  * maps stay valid for samples taken before this record.
  */
 struct pmclog_procexit {
