@@ -8,10 +8,19 @@
  * Overflow.  Counters are loaded with -period (masked to their width), so
  * while they count towards an overflow their top bit is set.  A counter
  * whose top bit is clear has wrapped: that is how overflow is found on AMD
- * and Intel v1, and how a freeze or a release notices an overflow whose
- * interrupt has not been handled yet.  Intel v2+ says which counters
- * overflowed in GLOBAL_STATUS, acknowledged through GLOBAL_OVF_CTRL (named
- * GLOBAL_STATUS_RESET from v4, same address, same meaning of our bits).
+ * before PerfMonV2 and on Intel v1, and how a freeze or a release notices
+ * an overflow whose interrupt has not been handled yet.  Intel v2+ says
+ * which counters overflowed in GLOBAL_STATUS, acknowledged through
+ * GLOBAL_OVF_CTRL (named GLOBAL_STATUS_RESET from v4, same address, same
+ * meaning of our bits); AMD PerfMonV2 in PerfCntrGlobalStatus, cleared
+ * through PerfCntrGlobalStatusClr.
+ *
+ * Global control.  On Intel v2+ and AMD PerfMonV2 a counter counts only
+ * while its bit in the global control register is set too.  Linux clears
+ * AMD's PerfCntrGlobalCtl when a CPU comes online and sets it only while
+ * perf has events, so a counter enabled through its event select alone
+ * counts nothing on Zen 4: each slot sets its own bit, and release puts
+ * back what claim found.
  */
 #include "pmclog_pmu_logic.h"
 
@@ -32,7 +41,32 @@ static inline unsigned int pmclog_pmu_pop(u32 *mask)
 
 static bool pmclog_pmu_has_global(const struct pmclog_pmu_caps *caps)
 {
-	return caps->kind == PMCLOG_PMU_INTEL_ARCH && caps->version >= 2;
+	return (caps->kind == PMCLOG_PMU_INTEL_ARCH ||
+		caps->kind == PMCLOG_PMU_AMD_CORE) && caps->version >= 2;
+}
+
+static bool pmclog_pmu_amd(const struct pmclog_pmu_caps *caps)
+{
+	return caps->kind == PMCLOG_PMU_AMD_CORE;
+}
+
+/* The global registers of a PMU that has them (pmclog_pmu_has_global()). */
+static u32 pmclog_pmu_global_ctl_msr(const struct pmclog_pmu_caps *caps)
+{
+	return pmclog_pmu_amd(caps) ? PMCLOG_MSR_AMD_GLOBAL_CTL :
+				      PMCLOG_MSR_GLOBAL_CTRL;
+}
+
+static u32 pmclog_pmu_global_status_msr(const struct pmclog_pmu_caps *caps)
+{
+	return pmclog_pmu_amd(caps) ? PMCLOG_MSR_AMD_GLOBAL_STATUS :
+				      PMCLOG_MSR_GLOBAL_STATUS;
+}
+
+static u32 pmclog_pmu_global_ack_msr(const struct pmclog_pmu_caps *caps)
+{
+	return pmclog_pmu_amd(caps) ? PMCLOG_MSR_AMD_GLOBAL_STATUS_CLR :
+				      PMCLOG_MSR_GLOBAL_OVF_CTRL;
 }
 
 static unsigned int pmclog_pmu_fls(u32 x)
@@ -98,6 +132,16 @@ const char *pmclog_pmu_detect(const struct pmclog_pmu_cpuid *id,
 		caps->ngp = id->perfctr_core ? 6 : 4;
 		caps->gp_width = 48;
 		caps->zen = id->family >= 0x17;
+		/* As arch/x86/events/amd/core.c: the count is CPUID's, 6 or not. */
+		if (id->perfctr_core && id->perfmon_v2) {
+			ngp = id->ext_ebx & 0xf;
+			if (!ngp) {
+				caps->kind = PMCLOG_PMU_NONE;
+				return "CPUID 0x80000022 reports PerfMonV2 without core counters";
+			}
+			caps->version = 2;
+			caps->ngp = ngp < PMCLOG_PMU_MAX_GP ? ngp : PMCLOG_PMU_MAX_GP;
+		}
 		return NULL;
 	default:
 		return "unknown CPU vendor: no supported PMU";
@@ -371,16 +415,17 @@ static void pmclog_pmu_set_fixed(unsigned int slot, u64 field)
 static void pmclog_pmu_set_global(const struct pmclog_pmu_caps *caps,
 				  unsigned int slot, bool on)
 {
+	u32 msr = pmclog_pmu_global_ctl_msr(caps);
 	u64 v;
 
 	if (!pmclog_pmu_has_global(caps))
 		return;
-	v = pmclog_pmu_rdmsr(PMCLOG_MSR_GLOBAL_CTRL);
+	v = pmclog_pmu_rdmsr(msr);
 	if (on)
 		v |= pmclog_pmu_global_bit(slot);
 	else
 		v &= ~pmclog_pmu_global_bit(slot);
-	pmclog_pmu_wrmsr(PMCLOG_MSR_GLOBAL_CTRL, v);
+	pmclog_pmu_wrmsr(msr, v);
 }
 
 static void pmclog_pmu_enable(const struct pmclog_pmu_caps *caps,
@@ -416,7 +461,7 @@ static bool pmclog_pmu_slot_overflowed(const struct pmclog_pmu_caps *caps,
 				       unsigned int slot)
 {
 	if (pmclog_pmu_has_global(caps))
-		return pmclog_pmu_rdmsr(PMCLOG_MSR_GLOBAL_STATUS) &
+		return pmclog_pmu_rdmsr(pmclog_pmu_global_status_msr(caps)) &
 		       pmclog_pmu_global_bit(slot);
 	return !(pmclog_pmu_rdmsr(pmclog_pmu_ctr_msr(caps, slot)) &
 		 pmclog_pmu_top_bit(caps, slot));
@@ -425,7 +470,7 @@ static bool pmclog_pmu_slot_overflowed(const struct pmclog_pmu_caps *caps,
 static void pmclog_pmu_ack(const struct pmclog_pmu_caps *caps, u64 gbits)
 {
 	if (pmclog_pmu_has_global(caps) && gbits)
-		pmclog_pmu_wrmsr(PMCLOG_MSR_GLOBAL_OVF_CTRL, gbits);
+		pmclog_pmu_wrmsr(pmclog_pmu_global_ack_msr(caps), gbits);
 }
 
 /*
@@ -450,7 +495,7 @@ void pmclog_pmu_claim(const struct pmclog_pmu_caps *caps,
 		s->saved.ctl = pmclog_pmu_rdmsr(pmclog_pmu_ctl_msr(caps, slot));
 	s->saved.count = pmclog_pmu_rdmsr(pmclog_pmu_ctr_msr(caps, slot));
 	s->saved.global_en = pmclog_pmu_has_global(caps) &&
-		(pmclog_pmu_rdmsr(PMCLOG_MSR_GLOBAL_CTRL) &
+		(pmclog_pmu_rdmsr(pmclog_pmu_global_ctl_msr(caps)) &
 		 pmclog_pmu_global_bit(slot));
 
 	pmclog_pmu_disable(caps, s, slot);
@@ -560,7 +605,7 @@ u32 pmclog_pmu_overflowed(const struct pmclog_pmu_caps *caps,
 	u64 st = 0;
 
 	if (pmclog_pmu_has_global(caps) && active)
-		st = pmclog_pmu_rdmsr(PMCLOG_MSR_GLOBAL_STATUS);
+		st = pmclog_pmu_rdmsr(pmclog_pmu_global_status_msr(caps));
 	while (active) {
 		slot = pmclog_pmu_pop(&active);
 		if (pmclog_pmu_has_global(caps)) {
@@ -576,11 +621,11 @@ u32 pmclog_pmu_overflowed(const struct pmclog_pmu_caps *caps,
 
 /*
  * The NMI handler's work: sample (pmclog_pmu_sample(pmc, @arg)) and reload
- * every overflowed slot, then acknowledge them; on Intel v2+ again while
- * the status shows new overflows, a bounded number of rounds.  Returns how
- * many overflows it handled; 0 means the NMI was not ours (counted in
- * pc->foreign), unless it is the late PMI of a counter that went away.
- * The caller unmasks the LVT.
+ * every overflowed slot, then acknowledge them; with a global status (Intel
+ * v2+, AMD PerfMonV2) again while it shows new overflows, a bounded number
+ * of rounds.  Returns how many overflows it handled; 0 means the NMI was
+ * not ours (counted in pc->foreign), unless it is the late PMI of a counter
+ * that went away.  The caller unmasks the LVT.
  */
 int pmclog_pmu_handle_nmi(const struct pmclog_pmu_caps *caps,
 			  struct pmclog_pmu_cpu *pc, u64 now, void *arg)

@@ -59,6 +59,14 @@ typedef __s64 s64;
 #define PMCLOG_MSR_K7_EVNTSEL0		0xc0010000
 #define PMCLOG_MSR_K7_PERFCTR0		0xc0010004
 #define PMCLOG_MSR_F15H_PERF_CTL0	0xc0010200	/* CTL i at +2i, CTR i at +2i+1 */
+/* AMD PerfMonV2 (Zen 4 and later): counter i is bit i of each. */
+#define PMCLOG_MSR_AMD_GLOBAL_STATUS	0xc0000300	/* PerfCntrGlobalStatus, read-only */
+#define PMCLOG_MSR_AMD_GLOBAL_CTL	0xc0000301	/* PerfCntrGlobalCtl */
+#define PMCLOG_MSR_AMD_GLOBAL_STATUS_CLR 0xc0000302	/* write 1s: clear status bits */
+#define PMCLOG_MSR_AMD_GLOBAL_STATUS_SET 0xc0000303	/* write 1s: set status bits */
+
+/* AMD's extended performance monitoring leaf (PerfMonV2, counters). */
+#define PMCLOG_CPUID_AMD_PERFMON	0x80000022
 
 /* Event select bits (same low half on Intel and AMD). */
 #define PMCLOG_EVSEL_EVENT	0x000000ffULL
@@ -90,7 +98,7 @@ typedef __s64 s64;
 #define PMCLOG_PMU_NSEC_PER_SEC	1000000000ULL
 /* An NMI that finds nothing this soon after a release may be its late PMI. */
 #define PMCLOG_PMU_LATE_NS	1000000ULL
-/* Intel: rounds of "read status, handle, ack" in one NMI. */
+/* With a global status: rounds of "read status, handle, ack" in one NMI. */
 #define PMCLOG_PMU_MAX_ROUNDS	8
 
 /* What the kernel (or a test) read from CPUID and MSRs for detection. */
@@ -103,12 +111,14 @@ struct pmclog_pmu_cpuid {
 	bool	pdcm;		/* Intel: PERF_CAPABILITIES exists */
 	u64	perf_capabilities;
 	bool	perfctr_core;	/* AMD: CPUID 0x80000001 ECX[23] */
+	bool	perfmon_v2;	/* AMD: CPUID 0x80000022 EAX[0] */
+	u32	ext_ebx;	/* AMD: CPUID 0x80000022 EBX; [3:0] core counters */
 };
 
 /* The PMU of this machine.  Filled once by pmclog_pmu_detect(). */
 struct pmclog_pmu_caps {
 	u16	kind;		/* PMCLOG_PMU_* */
-	u8	version;	/* Intel architectural perfmon version, 0 on AMD */
+	u8	version;	/* Intel perfmon version; AMD: 2 with PerfMonV2, else 0 */
 	u8	ngp;
 	u8	nfixed;		/* highest fixed counter + 1 */
 	u8	gp_width;
@@ -131,7 +141,7 @@ struct pmclog_pmu_enc {
 struct pmclog_pmu_saved {
 	u64	ctl;		/* GP event select, or the fixed control field */
 	u64	count;
-	bool	global_en;	/* Intel v2+: its GLOBAL_CTRL bit */
+	bool	global_en;	/* its global control bit (Intel v2+, AMD v2) */
 };
 
 /* One claimed counter on one CPU.  Written by the owner of the slot. */

@@ -122,6 +122,8 @@ const char *pmclog_pmu_describe(void)
 	case PMCLOG_PMU_INTEL_ARCH:
 		return "Intel architectural perfmon";
 	case PMCLOG_PMU_AMD_CORE:
+		if (pmclog_pmu_caps.version >= 2)
+			return "AMD core performance counters (PerfMonV2)";
 		return "AMD core performance counters (perfctr_core)";
 	case PMCLOG_PMU_AMD_K7:
 		return "AMD legacy performance counters (K7)";
@@ -166,6 +168,9 @@ static void pmclog_pmu_detect_boot(void)
 				   &id.perf_capabilities))
 		id.perf_capabilities = 0;
 	id.perfctr_core = boot_cpu_has(X86_FEATURE_PERFCTR_CORE);
+	id.perfmon_v2 = boot_cpu_has(X86_FEATURE_PERFMON_V2);
+	if (id.perfmon_v2 && c->extended_cpuid_level >= PMCLOG_CPUID_AMD_PERFMON)
+		id.ext_ebx = cpuid_ebx(PMCLOG_CPUID_AMD_PERFMON);
 
 	pmclog_pmu_none_reason = pmclog_pmu_detect(&id, &pmclog_pmu_caps);
 	if (pmclog_pmu_none_reason)

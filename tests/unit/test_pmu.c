@@ -3,8 +3,10 @@
  * The x86 PMU logic of the module (kmod/pmclog_pmu_logic.c) against a
  * simulated PMU: an MSR model with counters that advance, wrap at their
  * width and raise overflows, Intel's GLOBAL_CTRL / GLOBAL_STATUS /
- * GLOBAL_OVF_CTRL for perfmon v2-v5, and the AMD perfctr_core and K7
- * layouts, where overflow is only the counter's sign.
+ * GLOBAL_OVF_CTRL for perfmon v2-v5, the AMD perfctr_core and K7 layouts,
+ * where overflow is only the counter's sign, and AMD PerfMonV2 (Zen 4),
+ * whose PerfCntrGlobalCtl gates every counter as Intel's GLOBAL_CTRL does
+ * and which Linux leaves at 0 on a CPU where perf has no events.
  *
  * The model refuses what the hardware would fault on (an MSR the PMU does
  * not have, bits beyond a counter's width) and logs every write, so the
@@ -29,6 +31,7 @@ struct sim_write {
 static struct sim {
 	struct pmclog_pmu_caps	caps;
 	bool	tcg;		/* every MSR reads 0, writes are dropped */
+	bool	amd_v2;		/* the hardware is a Zen 4, whatever was detected */
 	u64	ctl[PMCLOG_PMU_MAX_GP];
 	u64	ctr[PMCLOG_PMU_MAX_GP];
 	u64	fctl;
@@ -49,9 +52,14 @@ static bool sim_intel(void)
 	return sim.caps.kind == PMCLOG_PMU_INTEL_ARCH;
 }
 
+static bool sim_amd_v2(void)
+{
+	return sim.amd_v2;
+}
+
 static bool sim_global(void)
 {
-	return sim_intel() && sim.caps.version >= 2;
+	return (sim_intel() && sim.caps.version >= 2) || sim_amd_v2();
 }
 
 /* Decode @msr into a GP (0..7) or fixed (8..11) counter, control or counter. */
@@ -109,9 +117,13 @@ u64 pmclog_pmu_rdmsr(u32 msr)
 
 	if (sim.tcg)
 		return 0;
-	if (sim_global() && msr == PMCLOG_MSR_GLOBAL_CTRL)
+	if (sim_intel() && sim_global() && msr == PMCLOG_MSR_GLOBAL_CTRL)
 		return sim.gctrl;
-	if (sim_global() && msr == PMCLOG_MSR_GLOBAL_STATUS)
+	if (sim_intel() && sim_global() && msr == PMCLOG_MSR_GLOBAL_STATUS)
+		return sim.gstatus;
+	if (sim_amd_v2() && msr == PMCLOG_MSR_AMD_GLOBAL_CTL)
+		return sim.gctrl;
+	if (sim_amd_v2() && msr == PMCLOG_MSR_AMD_GLOBAL_STATUS)
 		return sim.gstatus;
 	if (sim_intel() && sim.caps.version >= 2 && msr == PMCLOG_MSR_FIXED_CTR_CTRL)
 		return sim.fctl;
@@ -133,12 +145,27 @@ void pmclog_pmu_wrmsr(u32 msr, u64 val)
 		sim.log[sim.nlog++] = (struct sim_write){ msr, val };
 	if (sim.tcg)
 		return;
-	if (sim_global() && msr == PMCLOG_MSR_GLOBAL_CTRL) {
+	if (sim_intel() && sim_global() && msr == PMCLOG_MSR_GLOBAL_CTRL) {
 		sim.gctrl = val;
 		return;
 	}
-	if (sim_global() && msr == PMCLOG_MSR_GLOBAL_OVF_CTRL) {
+	if (sim_intel() && sim_global() && msr == PMCLOG_MSR_GLOBAL_OVF_CTRL) {
 		sim.gstatus &= ~val;
+		return;
+	}
+	if (sim_amd_v2() && msr == PMCLOG_MSR_AMD_GLOBAL_CTL) {
+		if (val & ~((1ULL << sim.caps.ngp) - 1))
+			fail_msg("wrmsr PerfCntrGlobalCtl <- %#llx: no such counter (#GP)",
+				 (unsigned long long)val);
+		sim.gctrl = val;
+		return;
+	}
+	if (sim_amd_v2() && msr == PMCLOG_MSR_AMD_GLOBAL_STATUS_CLR) {
+		sim.gstatus &= ~val;
+		return;
+	}
+	if (sim_amd_v2() && msr == PMCLOG_MSR_AMD_GLOBAL_STATUS_SET) {
+		sim.gstatus |= val;
 		return;
 	}
 	if (sim_intel() && sim.caps.version >= 2 && msr == PMCLOG_MSR_FIXED_CTR_CTRL) {
@@ -247,6 +274,26 @@ static void sim_amd_pmu(bool core, unsigned int family)
 
 	sim_reset();
 	assert_null(pmclog_pmu_detect(&id, &sim.caps));
+}
+
+/*
+ * Zen 4 (family 19h, PerfMonV2) with @ngp core counters, as a CPU is once
+ * Linux has brought it online: PerfCntrGlobalCtl 0 (amd_pmu_cpu_reset()).
+ */
+static void sim_amd_v2_pmu(unsigned int ngp)
+{
+	struct pmclog_pmu_cpuid id = {
+		.vendor = PMCLOG_CPU_VENDOR_AMD,
+		.family = 0x19,
+		.perfctr_core = true,
+		.perfmon_v2 = true,
+		.ext_ebx = ngp | 0x10 << 4,	/* [9:4]: LBR stack, not ours */
+	};
+
+	sim_reset();
+	sim.amd_v2 = true;
+	assert_null(pmclog_pmu_detect(&id, &sim.caps));
+	assert_int_equal(sim.gctrl, 0);
 }
 
 /* A slot template as the kernel fills it. */
@@ -373,6 +420,28 @@ static void test_detect_amd(void **state)
 	assert_int_equal(enc.evtsel, 0x0964 | PMCLOG_EVSEL_USR | PMCLOG_EVSEL_INT);
 	assert_int_equal(pmclog_pmu_encode(&sim.caps, PMCLOG_EV_REF_CYCLES, 0, 0, &enc),
 			 -ENODEV);
+
+	/* Zen 3: perfctr_core without PerfMonV2, no global registers. */
+	assert_int_equal(sim.caps.version, 0);
+
+	/* Zen 4: PerfMonV2, the number of core counters from CPUID. */
+	sim_amd_v2_pmu(6);
+	assert_int_equal(sim.caps.kind, PMCLOG_PMU_AMD_CORE);
+	assert_int_equal(sim.caps.version, 2);
+	assert_int_equal(sim.caps.ngp, 6);
+	assert_int_equal(pmclog_pmu_slots(&sim.caps), 0x3f);
+	sim_amd_v2_pmu(4);
+	assert_int_equal(sim.caps.ngp, 4);
+	{
+		struct pmclog_pmu_cpuid v2 = {
+			.vendor = PMCLOG_CPU_VENDOR_AMD, .family = 0x19,
+			.perfctr_core = true, .perfmon_v2 = true, .ext_ebx = 0,
+		};
+		struct pmclog_pmu_caps caps;
+
+		assert_non_null(pmclog_pmu_detect(&v2, &caps));
+		assert_int_equal(caps.kind, PMCLOG_PMU_NONE);
+	}
 
 	sim_amd_pmu(false, 0x10);
 	assert_int_equal(sim.caps.kind, PMCLOG_PMU_AMD_K7);
@@ -538,6 +607,8 @@ static void test_width_wrap(void **state)
 	check_one_overflow(48);
 	sim_amd_pmu(true, 0x19);
 	check_one_overflow(48);
+	sim_amd_v2_pmu(6);
+	check_one_overflow(48);
 	sim_amd_pmu(false, 0x10);
 	check_one_overflow(48);
 }
@@ -582,12 +653,14 @@ static void check_multi_overflow(void)
 	assert_int_equal(sim.samples[1], 1);
 	assert_int_equal(sim.samples[2], 1);
 	assert_int_equal(sim.gstatus, 0);
-	/* One acknowledgement with the three bits (Intel v2+). */
+	/* One acknowledgement with the three bits (Intel v2+, AMD v2). */
 	if (sim_global()) {
+		u32 ack = sim_intel() ? PMCLOG_MSR_GLOBAL_OVF_CTRL :
+					PMCLOG_MSR_AMD_GLOBAL_STATUS_CLR;
 		unsigned int acks = 0;
 
 		for (i = 0; i < (int)sim.nlog; i++)
-			if (sim.log[i].msr == PMCLOG_MSR_GLOBAL_OVF_CTRL) {
+			if (sim.log[i].msr == ack) {
 				acks++;
 				assert_int_equal(__builtin_popcountll(sim.log[i].val), 3);
 			}
@@ -607,6 +680,8 @@ static void test_multi_overflow(void **state)
 	assert_null(sim_intel_pmu(5, 8, 48, 3, true));
 	check_multi_overflow();
 	sim_amd_pmu(true, 0x19);
+	check_multi_overflow();
+	sim_amd_v2_pmu(6);
 	check_multi_overflow();
 	sim_amd_pmu(false, 0x15);
 	check_multi_overflow();
@@ -708,6 +783,11 @@ static void test_restore_on_stop(void **state)
 	check_restore();
 	sim_amd_pmu(true, 0x19);
 	check_restore();
+	sim_amd_v2_pmu(6);
+	check_restore();
+	sim_amd_v2_pmu(6);
+	sim.gctrl = 0x3f;	/* perf's enable_all left every bit set */
+	check_restore();
 	sim_amd_pmu(false, 0x10);
 	check_restore();
 }
@@ -808,6 +888,72 @@ static void test_program_sequence(void **state)
 	assert_int_equal(sim.gctrl, 0xf);
 }
 
+/*
+ * Zen 4: PerfCntrGlobalCtl gates every counter and Linux leaves it 0, so a
+ * claim sets the slot's bit (and only its bit), overflow is read from
+ * PerfCntrGlobalStatus and cleared through PerfCntrGlobalStatusClr, and a
+ * release puts the register back as it was.
+ */
+static void test_amd_v2_global(void **state)
+{
+	struct pmclog_pmu_cpu pc = { 0 };
+	struct pmclog_pmu_slot s;
+	unsigned int i;
+	int slot;
+	(void)state;
+
+	/* The model: an enabled event select alone counts nothing. */
+	sim_amd_v2_pmu(6);
+	sim.ctl[5] = 0x76 | PMCLOG_EVSEL_EN | PMCLOG_EVSEL_INT;
+	sim_advance(1ULL << 48);
+	assert_int_equal(sim.ctr[5], 0);
+	assert_int_equal(sim.pmis, 0);
+	sim.ctl[5] = 0;
+
+	s = slot_for(0, PMCLOG_EV_CYCLES, 5000, &slot, 0);
+	assert_int_equal(slot, 0);
+	pmclog_pmu_claim(&sim.caps, &pc, slot, &s, true, 0);
+	assert_int_equal(sim.gctrl, 1);
+	/* Disable (select, then global bit), load, enable, global bit. */
+	assert_int_equal(sim.log[0].msr, PMCLOG_MSR_AMD_GLOBAL_CTL);
+	assert_int_equal(sim.log[0].val, 0);
+	assert_int_equal(sim.log[1].msr, PMCLOG_MSR_F15H_PERF_CTL0);
+	assert_int_equal(sim.log[2].msr, PMCLOG_MSR_F15H_PERF_CTL0 + 1);
+	assert_int_equal(sim.log[2].val, (1ULL << 48) - 5000);
+	assert_int_equal(sim.log[3].msr, PMCLOG_MSR_F15H_PERF_CTL0);
+	assert_true(sim.log[3].val & PMCLOG_EVSEL_EN);
+	assert_int_equal(sim.log[4].msr, PMCLOG_MSR_AMD_GLOBAL_CTL);
+	assert_int_equal(sim.log[4].val, 1);
+
+	sim_advance(5000);
+	assert_int_equal(sim.pmis, 1);
+	assert_int_equal(sim.gstatus, 1);
+	sim.nlog = 0;
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 1, &sim), 1);
+	assert_int_equal(sim.samples[0], 1);
+	assert_int_equal(sim.gstatus, 0);
+	for (i = 0; i < sim.nlog; i++)
+		assert_int_not_equal(sim.log[i].msr, PMCLOG_MSR_GLOBAL_OVF_CTRL);
+	/* Another counter's overflow (someone else's) is left for its owner. */
+	sim.gstatus = 1U << 3;
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 2, &sim), 0);
+	assert_int_equal(sim.gstatus, 1U << 3);
+	sim.gstatus = 0;
+
+	pmclog_pmu_release(&sim.caps, &pc, slot, 3);
+	assert_int_equal(sim.gctrl, 0);
+	sim.pmis = 0;
+	sim_advance(1ULL << 47);
+	assert_int_equal(sim.pmis, 0);
+
+	/* Zen 3 has no global registers: the model fails on any access. */
+	sim_amd_pmu(true, 0x19);
+	check_one_overflow(48);
+	for (i = 0; i < sim.nlog; i++)
+		assert_true(sim.log[i].msr < PMCLOG_MSR_AMD_GLOBAL_STATUS ||
+			    sim.log[i].msr > PMCLOG_MSR_AMD_GLOBAL_STATUS_SET);
+}
+
 static void test_freq_step(void **state)
 {
 	const u64 rate = 3;		/* events per ns: a 3 GHz cycle counter */
@@ -903,6 +1049,7 @@ int main(void)
 		cmocka_unit_test(test_restore_legacy_width),
 		cmocka_unit_test(test_freeze_thaw),
 		cmocka_unit_test(test_program_sequence),
+		cmocka_unit_test(test_amd_v2_global),
 		cmocka_unit_test(test_freq_step),
 		cmocka_unit_test(test_freq_nmi),
 		cmocka_unit_test(test_probe_rw),

@@ -405,7 +405,9 @@ struct pmclog_attach {
  * file may ask, at any time.
  *
  *   pmu          PMCLOG_PMU_*; PMCLOG_PMU_NONE: reason says why
- *   version      Intel architectural perfmon version; 0 on AMD
+ *   version      Intel architectural perfmon version; on AMD 2 with
+ *                PerfMonV2 (Zen 4 and later: global control and status),
+ *                else 0
  *   ngp, nfixed  general-purpose and fixed counters
  *   gp_width, fixed_width   their width in bits
  *   events       bit (1 << PMCLOG_EV_*) for each event this PMU counts
