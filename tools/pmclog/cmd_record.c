@@ -822,6 +822,11 @@ static void print_summary(struct recorder *rec)
 		(unsigned long long)samples_dropped(st),
 		(unsigned long long)records_dropped(st), rec->written,
 		rec->out_name);
+	/* Missing samples, not lost ones: said apart, and only when so. */
+	if (st->throttles || st->cpus_skipped)
+		fprintf(stderr, "pmclog: the kernel throttled sampling %llu times (too many overflow interrupts per tick) and did not start it on %llu CPUs (counter busy or absent); pmclog report says how long\n",
+			(unsigned long long)st->throttles,
+			(unsigned long long)st->cpus_skipped);
 }
 
 /* ------------------------------------------------------------------ */

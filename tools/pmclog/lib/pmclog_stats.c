@@ -7,6 +7,7 @@ static void account_record(struct pmclog_stats *st, const unsigned char *rec,
 			   const struct pmclog_header *h)
 {
 	struct pmclog_dropnotify dn;
+	struct pmclog_throttle th;
 
 	st->records++;
 	st->bytes += h->length;
@@ -20,6 +21,16 @@ static void account_record(struct pmclog_stats *st, const unsigned char *rec,
 		memcpy(&dn, rec, sizeof(dn));
 		st->samples_dropped += dn.samples;
 		st->records_dropped += dn.records;
+		break;
+	case PMCLOG_TYPE_THROTTLE:
+		if (h->length < sizeof(th))
+			break;
+		memcpy(&th, rec, sizeof(th));
+		if (th.reason == PMCLOG_THROTTLE_BUSY ||
+		    th.reason == PMCLOG_THROTTLE_ABSENT)
+			st->cpus_skipped += th.count;
+		else
+			st->throttles += th.count;
 		break;
 	case PMCLOG_TYPE_CLOSELOG:
 		if (h->length < sizeof(st->close))
