@@ -32,6 +32,7 @@
 /* Module parameters, fixed once the module is loaded (pmclog_main.c). */
 extern unsigned int pmclog_nsamples;
 extern unsigned int pmclog_logbuffersize;	/* KiB */
+extern unsigned int pmclog_max_sample_rate;	/* Hz, per PMC and CPU */
 
 /* Timestamps of every record: CLOCK_MONOTONIC, readable in NMI. */
 static inline u64 pmclog_clock(void)

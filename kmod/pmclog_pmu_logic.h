@@ -94,7 +94,6 @@ typedef __s64 s64;
 
 /* A period below this would turn the machine into an NMI storm. */
 #define PMCLOG_PMU_MIN_PERIOD	1000ULL
-#define PMCLOG_PMU_MAX_HZ	100000ULL
 #define PMCLOG_PMU_NSEC_PER_SEC	1000000000ULL
 /* An NMI that finds nothing this soon after a release may be its late PMI. */
 #define PMCLOG_PMU_LATE_NS	1000000ULL

@@ -402,9 +402,10 @@ static int pmclog_pmu_alloc(struct pmclog_pmc *pmc)
 	if (ret)
 		return ret;
 	if (pmc->flags & PMCLOG_PMC_F_FREQ) {
-		if (pmc->period > PMCLOG_PMU_MAX_HZ)
-			return -EINVAL;
-		/* Start as if one event per nanosecond; the NMIs adapt it. */
+		/*
+		 * Start as if one event per nanosecond; the NMIs adapt it.
+		 * ALLOCATE refused a rate above max_sample_rate (ERANGE).
+		 */
 		period = NSEC_PER_SEC / pmc->period;
 	} else {
 		period = pmc->period;
@@ -585,6 +586,7 @@ void pmclog_pmu_info_fill(struct pmclog_pmu_info *info)
 	unsigned int cpu;
 
 	memset(info, 0, sizeof(*info));
+	info->max_sample_rate = pmclog_max_sample_rate;
 	info->pmu = caps->kind;
 	if (caps->kind == PMCLOG_PMU_NONE) {
 		strscpy(info->reason, pmclog_pmu_none_reason, sizeof(info->reason));
