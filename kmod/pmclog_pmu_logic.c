@@ -21,6 +21,17 @@
  * perf has events, so a counter enabled through its event select alone
  * counts nothing on Zen 4: each slot sets its own bit, and release puts
  * back what claim found.
+ *
+ * Throttling.  A counter whose period is shorter than the time its
+ * interrupt takes overflows again before the NMI returns and would keep
+ * its CPU in NMIs for ever (the NMI watchdog, which pmclog needs off, is
+ * not there to say so).  As perf does in __perf_event_account_interrupt()
+ * and perf_sample_event_took(), the handler counts each slot's overflows
+ * and its own time per window of a tick (struct pmclog_pmu_limits) and
+ * stops a slot over either limit until the window ends; the module's
+ * timer calls pmclog_pmu_unthrottle() then.  A throttled slot keeps its
+ * place and a whole period; process mode's freeze and thaw leave it
+ * stopped, and the unthrottle starts it only if its target still runs.
  */
 #include "pmclog_pmu_logic.h"
 
@@ -504,6 +515,7 @@ void pmclog_pmu_claim(const struct pmclog_pmu_caps *caps,
 	s->frozen_count = reload;
 	s->frozen_ns = 0;
 	s->last_ns = now;
+	pc->throttled &= ~bit;
 	pmclog_pmu_barrier();
 	pc->active |= bit;
 	pmclog_pmu_barrier();
@@ -530,6 +542,11 @@ void pmclog_pmu_freeze(const struct pmclog_pmu_caps *caps,
 		slot = pmclog_pmu_pop(&mask);
 		s = &pc->slot[slot];
 
+		/* Stopped, with a whole period, until its unthrottle. */
+		if (pc->throttled & (1U << slot)) {
+			pc->running &= ~(1U << slot);
+			continue;
+		}
 		pmclog_pmu_disable(caps, s, slot);
 		pc->running &= ~(1U << slot);
 		if (pmclog_pmu_slot_overflowed(caps, slot)) {
@@ -557,6 +574,11 @@ void pmclog_pmu_thaw(const struct pmclog_pmu_caps *caps,
 		slot = pmclog_pmu_pop(&mask);
 		s = &pc->slot[slot];
 
+		/* Its unthrottle starts it. */
+		if (pc->throttled & (1U << slot)) {
+			pc->running |= 1U << slot;
+			continue;
+		}
 		pmclog_pmu_load(caps, slot, s->frozen_count);
 		s->last_ns = now - s->frozen_ns;
 		pmclog_pmu_enable(caps, s, slot);
@@ -587,6 +609,12 @@ void pmclog_pmu_release(const struct pmclog_pmu_caps *caps,
 	pmclog_pmu_barrier();
 	pc->active &= ~bit;
 	pmclog_pmu_barrier();
+	/* No NMI throttles it now: its throttle, if any, ends here. */
+	if (pc->throttled & bit) {
+		pc->throttled &= ~bit;
+		pmclog_pmu_unthrottled(s->pmc, s->throttle_reason, now,
+				       now - s->throttled_at);
+	}
 
 	pmclog_pmu_load(caps, slot, s->saved.count);
 	if (PMCLOG_PMU_IS_FIXED(slot))
@@ -619,29 +647,86 @@ u32 pmclog_pmu_overflowed(const struct pmclog_pmu_caps *caps,
 	return mask;
 }
 
+/* The window @now falls in: the current one, or a new one after it ended. */
+static void pmclog_pmu_window(struct pmclog_pmu_cpu *pc, u64 now)
+{
+	if (pc->win_seq && now - pc->win_start < pc->lim.tick_ns)
+		return;
+	pc->win_start = now;
+	pc->win_seq++;
+	pc->win_ns = 0;
+}
+
+/* Count an overflow of @s; the limit it goes over, or 0. */
+static unsigned int pmclog_pmu_over_limit(struct pmclog_pmu_cpu *pc,
+					  struct pmclog_pmu_slot *s)
+{
+	if (s->win_seq != pc->win_seq) {
+		s->win_seq = pc->win_seq;
+		s->overflows = 0;
+	}
+	s->overflows++;
+	if (pc->lim.max_per_tick && s->overflows > pc->lim.max_per_tick)
+		return PMCLOG_THROTTLE_RATE;
+	if (pc->lim.max_ns_per_tick && pc->win_ns > pc->lim.max_ns_per_tick)
+		return PMCLOG_THROTTLE_CPU_TIME;
+	return 0;
+}
+
+/*
+ * Stop @slot, just reloaded and acknowledged, until the window ends.  One
+ * that overflowed again since has its interrupt acknowledged and its late
+ * NMI expected; it restarts with a whole period.  In NMI.
+ */
+static void pmclog_pmu_throttle(const struct pmclog_pmu_caps *caps,
+				struct pmclog_pmu_cpu *pc, unsigned int slot,
+				unsigned int reason, u64 now)
+{
+	struct pmclog_pmu_slot *s = &pc->slot[slot];
+
+	pmclog_pmu_disable(caps, s, slot);
+	if (pmclog_pmu_slot_overflowed(caps, slot)) {
+		pmclog_pmu_ack(caps, pmclog_pmu_global_bit(slot));
+		pc->late_until = now + PMCLOG_PMU_LATE_NS;
+	}
+	s->frozen_count = pmclog_pmu_reload(caps, slot, s->period);
+	pmclog_pmu_load(caps, slot, s->frozen_count);
+	s->frozen_ns = 0;
+	s->throttle_reason = reason;
+	s->throttled_at = now;
+	s->throttled_until = pc->win_start + pc->lim.tick_ns;
+	pc->throttled |= 1U << slot;
+	pc->throttles++;
+	pmclog_pmu_throttled(s->pmc, reason, now);
+}
+
 /*
  * The NMI handler's work: sample (pmclog_pmu_sample(pmc, @arg)) and reload
  * every overflowed slot, then acknowledge them; with a global status (Intel
  * v2+, AMD PerfMonV2) again while it shows new overflows, a bounded number
- * of rounds.  Returns how many overflows it handled; 0 means the NMI was
- * not ours (counted in pc->foreign), unless it is the late PMI of a counter
- * that went away.  The caller unmasks the LVT.
+ * of rounds.  A slot over the interrupt limits is sampled, then throttled.
+ * Returns how many overflows it handled; 0 means the NMI was not ours
+ * (counted in pc->foreign), unless it is the late PMI of a counter that
+ * went away.  The caller unmasks the LVT and, when it handled some,
+ * reports the handler's time (pmclog_pmu_nmi_took()).
  */
 int pmclog_pmu_handle_nmi(const struct pmclog_pmu_caps *caps,
 			  struct pmclog_pmu_cpu *pc, u64 now, void *arg)
 {
-	unsigned int round, slot;
+	unsigned int round, slot, reason;
 	int handled = 0;
-	u32 mask;
+	u32 mask, over;
 	u64 gbits;
 
 	if (!pc->active && !pc->late_until)
 		return 0;
+	pmclog_pmu_window(pc, now);
 	for (round = 0; round < PMCLOG_PMU_MAX_ROUNDS; round++) {
 		mask = pmclog_pmu_overflowed(caps, pc);
 		if (!mask)
 			break;
 		gbits = 0;
+		over = 0;
 		while (mask) {
 			struct pmclog_pmu_slot *s;
 
@@ -662,8 +747,19 @@ int pmclog_pmu_handle_nmi(const struct pmclog_pmu_caps *caps,
 			pmclog_pmu_load(caps, slot, s->frozen_count);
 			gbits |= pmclog_pmu_global_bit(slot);
 			handled++;
+			reason = pmclog_pmu_over_limit(pc, s);
+			if (reason) {
+				s->throttle_reason = reason;
+				over |= 1U << slot;
+			}
 		}
 		pmclog_pmu_ack(caps, gbits);
+		/* After the ack, so that only a new overflow shows. */
+		while (over) {
+			slot = pmclog_pmu_pop(&over);
+			pmclog_pmu_throttle(caps, pc, slot,
+					    pc->slot[slot].throttle_reason, now);
+		}
 		if (!pmclog_pmu_has_global(caps))
 			break;
 	}
@@ -677,4 +773,72 @@ int pmclog_pmu_handle_nmi(const struct pmclog_pmu_caps *caps,
 	}
 	pc->foreign++;
 	return 0;
+}
+
+/*
+ * An NMI that handled overflows ran from @start to @end: its time counts
+ * against the window's max_ns_per_tick.
+ */
+void pmclog_pmu_nmi_took(struct pmclog_pmu_cpu *pc, u64 start, u64 end)
+{
+	if (pc->win_seq && start - pc->win_start < pc->lim.tick_ns &&
+	    end > start)
+		pc->win_ns += end - start;
+}
+
+/* When the first throttled slot of this CPU may restart; 0: none is. */
+u64 pmclog_pmu_next_unthrottle(const struct pmclog_pmu_cpu *pc)
+{
+	u32 mask = pc->throttled & pc->active;
+	u64 next = 0;
+
+	while (mask) {
+		u64 until = pc->slot[pmclog_pmu_pop(&mask)].throttled_until;
+
+		if (!next || until < next)
+			next = until;
+	}
+	return next;
+}
+
+/*
+ * Restart the throttled slots whose window ended by @now (those whose
+ * target is switched out only stop being throttled), telling
+ * pmclog_pmu_unthrottled() first.  Returns when the next one may restart,
+ * 0 if none is left.  With interrupts off; an NMI may come in between,
+ * and throttle a slot again once it counts.
+ */
+u64 pmclog_pmu_unthrottle(const struct pmclog_pmu_caps *caps,
+			  struct pmclog_pmu_cpu *pc, u64 now)
+{
+	u32 mask = pc->throttled & pc->active;
+	unsigned int slot;
+	u64 next = 0;
+
+	while (mask) {
+		struct pmclog_pmu_slot *s;
+		bool run;
+		u32 bit;
+
+		slot = pmclog_pmu_pop(&mask);
+		s = &pc->slot[slot];
+		bit = 1U << slot;
+		if (s->throttled_until > now) {
+			if (!next || s->throttled_until < next)
+				next = s->throttled_until;
+			continue;
+		}
+		run = pc->running & bit;
+		if (run) {
+			pmclog_pmu_load(caps, slot, s->frozen_count);
+			s->last_ns = now - s->frozen_ns;
+		}
+		pc->throttled &= ~bit;
+		pmclog_pmu_unthrottled(s->pmc, s->throttle_reason, now,
+				       now - s->throttled_at);
+		pmclog_pmu_barrier();
+		if (run)
+			pmclog_pmu_enable(caps, s, slot);
+	}
+	return next;
 }

@@ -2,7 +2,8 @@
 /*
  * x86 PMU programming logic that needs no kernel: CPUID decoding, event
  * select encoding, counter choice, reload arithmetic, the programming
- * sequences (claim, program, freeze, thaw, release) and overflow handling.
+ * sequences (claim, program, freeze, thaw, release), overflow handling and
+ * the interrupt limits (throttle, unthrottle).
  *
  * It is compiled into the module and into tests/unit/test_pmu.c.  MSR
  * access and the sample hook are link-time functions that the user of
@@ -152,21 +153,48 @@ struct pmclog_pmu_slot {
 	u64			last_ns;	/* freq mode: last overflow */
 	u64			frozen_ns;	/* freq mode: ran before a freeze */
 	u64			frozen_count;	/* counter value at freeze */
+	u64			win_seq;	/* the window @overflows are of */
+	u32			overflows;	/* in that window */
+	u32			throttle_reason; /* PMCLOG_THROTTLE_*, if throttled */
+	u64			throttled_at;
+	u64			throttled_until; /* the end of that window */
 	struct pmclog_pmu_saved	saved;
+};
+
+/*
+ * The interrupt limits, as perf's max_samples_per_tick and
+ * perf_cpu_time_max_percent.  Time on a CPU is cut in windows of a tick,
+ * each opened by the first overflow after the last one ended.  A slot
+ * that overflows more than @max_per_tick times in a window, or overflows
+ * after the handler spent more than @max_ns_per_tick of it, is stopped
+ * (throttled) until the window ends; pmclog_pmu_unthrottle() restarts it.
+ * 0 turns a limit off; the module sets both.
+ */
+struct pmclog_pmu_limits {
+	u64	tick_ns;		/* the window */
+	u64	max_ns_per_tick;	/* handler time per window */
+	u32	max_per_tick;		/* overflows of a slot per window */
 };
 
 /*
  * Per CPU.  Touched only on its CPU: by the NMI handler, and by code that
  * runs there with interrupts off (IPIs, hotplug callbacks, the scheduler
- * hook).  @active is published last when a slot is added and cleared
- * first when one is removed, so an NMI sees only complete slots.
+ * hook, the unthrottle timer).  @active is published last when a slot is
+ * added and cleared first when one is removed, so an NMI sees only
+ * complete slots.  A slot counts while it is running and not throttled.
  */
 struct pmclog_pmu_cpu {
 	u32			active;		/* slots claimed and programmed */
-	u32			running;	/* active slots counting now */
+	u32			running;	/* active slots the target wants */
+	u32			throttled;	/* active slots the limits stopped */
 	u64			foreign;	/* NMIs that were not ours */
 	u64			handled;	/* counter overflows handled */
+	u64			throttles;	/* slots throttled, in all */
 	u64			late_until;	/* see PMCLOG_PMU_LATE_NS */
+	struct pmclog_pmu_limits lim;		/* set before the first claim */
+	u64			win_start;	/* the current window */
+	u64			win_seq;	/* windows opened; 0: none yet */
+	u64			win_ns;		/* handler time in it */
 	struct pmclog_pmu_slot	slot[PMCLOG_PMU_MAX_SLOTS];
 };
 
@@ -174,6 +202,14 @@ struct pmclog_pmu_cpu {
 u64 pmclog_pmu_rdmsr(u32 msr);
 void pmclog_pmu_wrmsr(u32 msr, u64 val);
 void pmclog_pmu_sample(void *pmc, void *arg);
+/*
+ * @pmc stopped sampling on this CPU for @reason (PMCLOG_THROTTLE_*) at
+ * @now; in NMI.  Then it is restarted, or released, after @stopped_ns;
+ * with interrupts off.
+ */
+void pmclog_pmu_throttled(void *pmc, unsigned int reason, u64 now);
+void pmclog_pmu_unthrottled(void *pmc, unsigned int reason, u64 now,
+			    u64 stopped_ns);
 
 /* Detection; returns NULL, or why there is no usable PMU. */
 const char *pmclog_pmu_detect(const struct pmclog_pmu_cpuid *id,
@@ -219,5 +255,11 @@ u32 pmclog_pmu_overflowed(const struct pmclog_pmu_caps *caps,
 			  const struct pmclog_pmu_cpu *pc);
 int pmclog_pmu_handle_nmi(const struct pmclog_pmu_caps *caps,
 			  struct pmclog_pmu_cpu *pc, u64 now, void *arg);
+
+/* Throttling, on the CPU whose counters it programs. */
+void pmclog_pmu_nmi_took(struct pmclog_pmu_cpu *pc, u64 start, u64 end);
+u64 pmclog_pmu_next_unthrottle(const struct pmclog_pmu_cpu *pc);
+u64 pmclog_pmu_unthrottle(const struct pmclog_pmu_caps *caps,
+			  struct pmclog_pmu_cpu *pc, u64 now);
 
 #endif /* _PMCLOG_PMU_LOGIC_H */

@@ -28,6 +28,16 @@ struct sim_write {
 	u64	val;
 };
 
+/* A throttle (stopped_ns ~0) or unthrottle the logic told the module of. */
+struct sim_throttle {
+	int		pmc;
+	unsigned int	reason;
+	u64		now;
+	u64		stopped_ns;	/* ~0ULL: a throttle */
+};
+
+#define SIM_THROTTLES_MAX	16
+
 static struct sim {
 	struct pmclog_pmu_caps	caps;
 	bool	tcg;		/* every MSR reads 0, writes are dropped */
@@ -43,6 +53,8 @@ static struct sim {
 	unsigned int		nlog;
 	struct sim_write	log[SIM_LOG_MAX];
 	int	samples[4];	/* per pmc cookie */
+	unsigned int		nthrottle;
+	struct sim_throttle	throttle[SIM_THROTTLES_MAX];
 } sim;
 
 static int cookie[4] = { 0, 1, 2, 3 };
@@ -198,6 +210,25 @@ void pmclog_pmu_sample(void *pmc, void *arg)
 	sim.samples[*(int *)pmc]++;
 }
 
+static void sim_throttle_event(void *pmc, unsigned int reason, u64 now, u64 stopped)
+{
+	assert_true(sim.nthrottle < SIM_THROTTLES_MAX);
+	sim.throttle[sim.nthrottle++] = (struct sim_throttle){
+		*(int *)pmc, reason, now, stopped,
+	};
+}
+
+void pmclog_pmu_throttled(void *pmc, unsigned int reason, u64 now)
+{
+	sim_throttle_event(pmc, reason, now, ~0ULL);
+}
+
+void pmclog_pmu_unthrottled(void *pmc, unsigned int reason, u64 now,
+			    u64 stopped_ns)
+{
+	sim_throttle_event(pmc, reason, now, stopped_ns);
+}
+
 /* Whether slot @i counts now, and whether its overflow interrupts. */
 static bool sim_counting(unsigned int i, bool *irq)
 {
@@ -211,6 +242,18 @@ static bool sim_counting(unsigned int i, bool *irq)
 	if (!(sim.ctl[i] & PMCLOG_EVSEL_EN))
 		return false;
 	return !sim_global() || (sim.gctrl & pmclog_pmu_global_bit(i));
+}
+
+/* Let @n ticks of events happen. */
+static void sim_advance(u64 n);
+
+/* Let GP or fixed @slot (at rate 1) reach its overflow. */
+static void sim_overflow(unsigned int slot)
+{
+	u64 c = PMCLOG_PMU_IS_FIXED(slot) ? sim.fctr[slot - PMCLOG_PMU_MAX_GP] :
+					    sim.ctr[slot];
+
+	sim_advance(pmclog_pmu_width_mask(&sim.caps, slot) + 1 - c);
 }
 
 /* Let @n ticks of events happen. */
@@ -954,6 +997,248 @@ static void test_amd_v2_global(void **state)
 			    sim.log[i].msr > PMCLOG_MSR_AMD_GLOBAL_STATUS_SET);
 }
 
+/* HZ=250 as Debian's kernels, max_sample_rate 100000: 400 per tick. */
+#define TICK_NS		4000000ULL
+
+static const struct pmclog_pmu_limits perf_limits = {
+	.tick_ns = TICK_NS, .max_per_tick = 400,
+	.max_ns_per_tick = TICK_NS / 4,		/* cpu_time_max_percent 25 */
+};
+
+/*
+ * The lock-up of issue #9: a counter whose period is shorter than its
+ * NMI, here 1000 events at a rate of 10 per ns of a 2 us handler, is due
+ * again as each NMI returns.  Without a limit it re-fires for ever; with
+ * the limits, the 401st overflow of the tick throttles it and it stays
+ * stopped (and silent) until the tick ends, then counts again.
+ */
+static void check_storm(void)
+{
+	struct pmclog_pmu_cpu pc = { .lim = perf_limits };
+	struct pmclog_pmu_slot s;
+	u64 now = 1000, start;
+	int slot, nmis = 0, pmis;
+
+	s = slot_for(0, PMCLOG_EV_BRANCHES, 1000, &slot, 0);
+	pmclog_pmu_claim(&sim.caps, &pc, slot, &s, true, now);
+	start = now;
+	sim_advance(1000);
+	while (sim.pmis > nmis && nmis < 10000) {
+		nmis++;
+		assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, &sim), 1);
+		pmclog_pmu_nmi_took(&pc, now, now + 2000);
+		now += 2000;
+		sim_advance(1000);	/* due again before it returns */
+	}
+	assert_int_equal(nmis, 401);
+	assert_int_equal(sim.samples[0], 401);
+	assert_int_equal(pc.throttled, 1U << slot);
+	assert_int_equal(pc.throttles, 1);
+	assert_int_equal(sim.nthrottle, 1);
+	assert_int_equal(sim.throttle[0].pmc, 0);
+	assert_int_equal(sim.throttle[0].reason, PMCLOG_THROTTLE_RATE);
+	assert_int_equal(sim.throttle[0].stopped_ns, ~0ULL);
+	/* Stopped: whatever happens, no interrupt, with a whole period loaded. */
+	pmis = sim.pmis;
+	sim_advance(1ULL << 40);
+	assert_int_equal(sim.pmis, pmis);
+	assert_int_equal((1ULL << sim.caps.gp_width) - sim.ctr[slot], 1000);
+	if (sim_global())
+		assert_int_equal(sim.gstatus, 0);
+
+	/* Not before the tick ends; then it counts again, and says so. */
+	assert_int_equal(pmclog_pmu_next_unthrottle(&pc), start + TICK_NS);
+	assert_int_equal(pmclog_pmu_unthrottle(&sim.caps, &pc, start + TICK_NS - 1),
+			 start + TICK_NS);
+	assert_int_equal(pc.throttled, 1U << slot);
+	assert_int_equal(sim.nthrottle, 1);
+	now = start + TICK_NS;
+	assert_int_equal(pmclog_pmu_unthrottle(&sim.caps, &pc, now), 0);
+	assert_int_equal(pc.throttled, 0);
+	assert_int_equal(pmclog_pmu_next_unthrottle(&pc), 0);
+	assert_int_equal(sim.nthrottle, 2);
+	assert_int_equal(sim.throttle[1].reason, PMCLOG_THROTTLE_RATE);
+	assert_int_equal(sim.throttle[1].now, now);
+	assert_int_equal(sim.throttle[1].stopped_ns, now - sim.throttle[0].now);
+	sim_advance(999);
+	assert_int_equal(sim.pmis, pmis);
+	sim_advance(1);
+	assert_int_equal(sim.pmis, pmis + 1);
+	/* A new tick: a new budget. */
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now + 10, &sim), 1);
+	assert_int_equal(pc.throttled, 0);
+	assert_int_equal(sim.samples[0], 402);
+	pmclog_pmu_release(&sim.caps, &pc, slot, now + 20);
+}
+
+static void test_throttle_storm(void **state)
+{
+	(void)state;
+	assert_null(sim_intel_pmu(4, 4, 48, 3, true));
+	check_storm();
+	assert_null(sim_intel_pmu(1, 2, 40, 0, false));
+	check_storm();
+	sim_amd_v2_pmu(6);
+	check_storm();
+	sim_amd_pmu(true, 0x17);
+	check_storm();
+	sim_amd_pmu(false, 0x10);
+	check_storm();
+}
+
+/*
+ * At max_sample_rate, a tick holds max_per_tick overflows: no throttle;
+ * a rate just above it is throttled at the first excess overflow.  The
+ * window is per CPU, each slot's count its own.
+ */
+static void test_throttle_rate_limit(void **state)
+{
+	struct pmclog_pmu_cpu pc = { .lim = perf_limits };
+	struct pmclog_pmu_slot s;
+	u64 now = 0;
+	int a, b, i;
+	(void)state;
+
+	assert_null(sim_intel_pmu(4, 4, 48, 3, true));
+	s = slot_for(0, PMCLOG_EV_BRANCHES, 1000, &a, 0);
+	pmclog_pmu_claim(&sim.caps, &pc, a, &s, true, 0);
+	s = slot_for(1, PMCLOG_EV_INSTRUCTIONS, 1000, &b, 1U << a);
+	pmclog_pmu_claim(&sim.caps, &pc, b, &s, true, 0);
+	/* 100 kHz for 5 ticks: 10 us apart, both at once. */
+	for (i = 0; i < 2000; i++) {
+		sim_advance(1000);
+		now = 1 + (u64)i * 10000;
+		assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, &sim), 2);
+		pmclog_pmu_nmi_took(&pc, now, now + 1000);	/* 10% of the CPU */
+	}
+	assert_int_equal(pc.throttles, 0);
+	assert_int_equal(sim.samples[0], 2000);
+	/* Slot b only, 401 in the next tick: throttled; a is not. */
+	pmclog_pmu_freeze(&sim.caps, &pc, 1U << a, now);
+	now += TICK_NS;
+	for (i = 0; i < 401; i++) {
+		sim_advance(1000);
+		now += 9000;
+		assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, &sim), 1);
+	}
+	assert_int_equal(pc.throttled, 1U << b);
+	assert_int_equal(sim.nthrottle, 1);
+	assert_int_equal(sim.throttle[0].pmc, 1);
+	/* The frozen slot is not touched by an unthrottle; b restarts. */
+	pmclog_pmu_thaw(&sim.caps, &pc, 1U << a, now);
+	assert_int_equal(pmclog_pmu_unthrottle(&sim.caps, &pc, now + TICK_NS), 0);
+	assert_int_equal(pc.running & pc.active, (1U << a) | (1U << b));
+	sim.pmis = 0;
+	sim_advance(1000);
+	assert_int_equal(sim.pmis, 2);
+}
+
+/*
+ * perf_cpu_time_max_percent: an NMI that is slow (a slow machine, a long
+ * sample) eats the tick at a rate the count limit allows; once the
+ * handler has spent a quarter of the window, the next overflow throttles.
+ */
+static void test_throttle_cpu_time(void **state)
+{
+	struct pmclog_pmu_cpu pc = { .lim = perf_limits };
+	struct pmclog_pmu_slot s;
+	u64 now = 100;
+	int slot, i;
+	(void)state;
+
+	sim_amd_v2_pmu(6);
+	s = slot_for(2, PMCLOG_EV_CYCLES, 1000000, &slot, 0);
+	pmclog_pmu_claim(&sim.caps, &pc, slot, &s, true, now);
+	for (i = 0; i < 5; i++) {
+		sim_advance(1000000);
+		assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, &sim), 1);
+		assert_int_equal(pc.throttled, 0);
+		pmclog_pmu_nmi_took(&pc, now, now + 250000);	/* 250 us each */
+		now += 260000;
+	}
+	assert_int_equal(pc.win_ns, 1250000);
+	sim_advance(1000000);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, &sim), 1);
+	assert_int_equal(pc.throttled, 1U << slot);
+	assert_int_equal(sim.samples[2], 6);
+	assert_int_equal(sim.nthrottle, 1);
+	assert_int_equal(sim.throttle[0].reason, PMCLOG_THROTTLE_CPU_TIME);
+	assert_int_equal(sim.gctrl, 0);		/* its global bit is off */
+	/* The time of an NMI of another window does not count in this one. */
+	pmclog_pmu_nmi_took(&pc, now + TICK_NS, now + TICK_NS + 5);
+	assert_int_equal(pc.win_ns, 1250000);
+	assert_int_equal(pmclog_pmu_unthrottle(&sim.caps, &pc, 100 + TICK_NS), 0);
+	assert_int_equal(sim.gctrl, 1U << slot);
+	assert_int_equal(sim.throttle[1].reason, PMCLOG_THROTTLE_CPU_TIME);
+	/* The next tick starts with nothing spent. */
+	sim_advance(1000000);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 100 + TICK_NS + 1, &sim), 1);
+	assert_int_equal(pc.win_ns, 0);
+	assert_int_equal(pc.throttled, 0);
+}
+
+/*
+ * Process mode and stop: a throttled slot that is switched out stays
+ * stopped, its unthrottle only clears it, and the thaw that follows starts
+ * it; released while throttled, its throttle ends there, the registers
+ * put back.  In frequency mode the stopped time is no counting time.
+ */
+static void test_throttle_freeze_release(void **state)
+{
+	struct pmclog_pmu_cpu pc = { .lim = { .tick_ns = TICK_NS, .max_per_tick = 1 } };
+	struct pmclog_pmu_slot s;
+	u64 gctrl;
+	int slot;
+	(void)state;
+
+	assert_null(sim_intel_pmu(4, 4, 48, 3, true));
+	gctrl = sim.gctrl;
+	s = slot_for(0, PMCLOG_EV_BRANCHES, 1000, &slot, 0);
+	s.target_ns = 1000000;
+	pmclog_pmu_claim(&sim.caps, &pc, slot, &s, true, 0);
+	sim_overflow(slot);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 10, &sim), 1);
+	sim_overflow(slot);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 20, &sim), 1);
+	assert_int_equal(pc.throttled, 1U << slot);
+	/* Switched out and in again while throttled: still stopped. */
+	pmclog_pmu_freeze(&sim.caps, &pc, 1U << slot, 30);
+	assert_int_equal(pc.running, 0);
+	pmclog_pmu_thaw(&sim.caps, &pc, 1U << slot, 40);
+	assert_int_equal(pc.running, 1U << slot);
+	sim.pmis = 0;
+	sim_advance(1ULL << 40);
+	assert_int_equal(sim.pmis, 0);
+	/* Switched out at the end of the tick: cleared, not started. */
+	pmclog_pmu_freeze(&sim.caps, &pc, 1U << slot, 50);
+	assert_int_equal(pmclog_pmu_unthrottle(&sim.caps, &pc, 10 + TICK_NS), 0);
+	assert_int_equal(pc.throttled, 0);
+	assert_int_equal(sim.nthrottle, 2);
+	sim_advance(1ULL << 40);
+	assert_int_equal(sim.pmis, 0);
+	/* Switched in 1 ms later: counts, and its period sees 0 ns spent. */
+	pmclog_pmu_thaw(&sim.caps, &pc, 1U << slot, 10 + TICK_NS + 1000000);
+	assert_int_equal(pc.slot[slot].last_ns, 10 + TICK_NS + 1000000);
+	sim_overflow(slot);
+	assert_int_equal(sim.pmis, 1);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 10 + TICK_NS + 2000000, &sim), 1);
+
+	/* Throttled again, then released: the throttle ends with the slot. */
+	sim_overflow(slot);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 10 + TICK_NS + 2000010, &sim), 1);
+	assert_int_equal(pc.throttled, 1U << slot);
+	assert_int_equal(sim.nthrottle, 3);
+	pmclog_pmu_release(&sim.caps, &pc, slot, 10 + TICK_NS + 2000110);
+	assert_int_equal(pc.throttled, 0);
+	assert_int_equal(sim.nthrottle, 4);
+	assert_int_equal(sim.throttle[3].stopped_ns, 100);
+	assert_int_equal(sim.gctrl, gctrl);
+	assert_int_equal(sim.ctl[slot], 0);
+	assert_int_equal(pmclog_pmu_next_unthrottle(&pc), 0);
+	assert_int_equal(pmclog_pmu_unthrottle(&sim.caps, &pc, ~0ULL), 0);
+	assert_int_equal(sim.nthrottle, 4);
+}
+
 static void test_freq_step(void **state)
 {
 	const u64 rate = 3;		/* events per ns: a 3 GHz cycle counter */
@@ -1050,6 +1335,10 @@ int main(void)
 		cmocka_unit_test(test_freeze_thaw),
 		cmocka_unit_test(test_program_sequence),
 		cmocka_unit_test(test_amd_v2_global),
+		cmocka_unit_test(test_throttle_storm),
+		cmocka_unit_test(test_throttle_rate_limit),
+		cmocka_unit_test(test_throttle_cpu_time),
+		cmocka_unit_test(test_throttle_freeze_release),
 		cmocka_unit_test(test_freq_step),
 		cmocka_unit_test(test_freq_nmi),
 		cmocka_unit_test(test_probe_rw),
