@@ -23,6 +23,12 @@ module_param_named(max_sample_rate, pmclog_max_sample_rate, uint, 0444);
 MODULE_PARM_DESC(max_sample_rate,
 		 "Highest sampling rate of a PMC on a CPU, Hz: ALLOCATE refuses more, the PMU source throttles more (1-1000000, default 100000)");
 
+/* As perf's kernel.perf_cpu_time_max_percent, and with its default. */
+unsigned int pmclog_cpu_time_max_percent = 25;
+module_param_named(cpu_time_max_percent, pmclog_cpu_time_max_percent, uint, 0444);
+MODULE_PARM_DESC(cpu_time_max_percent,
+		 "Share of a tick a CPU may spend in the PMU overflow handler before its PMCs are throttled to the next tick (1-100, 100: no limit; default 25)");
+
 unsigned int pmclog_logbuffersize = 1024;
 module_param_named(logbuffersize, pmclog_logbuffersize, uint, 0444);
 MODULE_PARM_DESC(logbuffersize,
@@ -39,6 +45,11 @@ static int __init pmclog_init(void)
 	if (pmclog_max_sample_rate < 1 || pmclog_max_sample_rate > 1000000) {
 		pr_err("max_sample_rate=%u Hz is out of range 1-1000000\n",
 		       pmclog_max_sample_rate);
+		return -EINVAL;
+	}
+	if (pmclog_cpu_time_max_percent < 1 || pmclog_cpu_time_max_percent > 100) {
+		pr_err("cpu_time_max_percent=%u is out of range 1-100\n",
+		       pmclog_cpu_time_max_percent);
 		return -EINVAL;
 	}
 	if (pmclog_logbuffersize < 64 || pmclog_logbuffersize > 262144) {

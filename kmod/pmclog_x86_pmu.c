@@ -21,6 +21,14 @@
  * writing /dev/cpu/N/msr) is left alone too.  perf does not otherwise know
  * about pmclog's counters: the registry is the whole agreement.
  *
+ * Throttling.  The NMI handler stops a counter that goes over the
+ * interrupt limits (pmclog_pmu_logic.c: max_sample_rate / HZ overflows,
+ * cpu_time_max_percent of a tick) and queues a hard irq_work, which arms
+ * that CPU's pinned hrtimer for the end of the tick: the timer restarts
+ * it.  Hard, both, so that PREEMPT_RT runs them in interrupt context too;
+ * an hrtimer cannot be armed from NMI.  The records go through the
+ * owner's per-CPU sample state (pmclog_sample_throttle()).
+ *
  * Locking.  pmclog_pmu_mutex serialises allocation, start, stop and the
  * hotplug callbacks; it nests inside cpus_read_lock().  Per-CPU state is
  * only touched on its CPU, with interrupts off or in the NMI handler.
@@ -29,6 +37,9 @@
 
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
+#include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -64,6 +75,16 @@ static const char *pmclog_pmu_none_reason __read_mostly;
 static DEFINE_PER_CPU(struct pmclog_pmu_cpu, pmclog_pmu_pcpu);
 static DEFINE_PER_CPU(u32, pmclog_pmu_lvtpc);	/* LVTPC before our first slot */
 static DEFINE_PER_CPU(bool, pmclog_pmu_lvt_saved);
+
+/* Per CPU: the timer that ends its throttles, and what arms it from NMI. */
+struct pmclog_pmu_unthrottler {
+	struct hrtimer		timer;
+	struct irq_work		arm;
+	unsigned int		cpu;
+};
+
+static DEFINE_PER_CPU(struct pmclog_pmu_unthrottler, pmclog_pmu_unthr);
+static bool pmclog_pmu_unthr_ready;
 
 static DEFINE_MUTEX(pmclog_pmu_mutex);
 static u32 pmclog_pmu_taken;		/* slots our PMCs hold; under mutex */
@@ -105,6 +126,85 @@ void pmclog_pmu_wrmsr(u32 msr, u64 val)
 void pmclog_pmu_sample(void *pmc, void *arg)
 {
 	pmclog_sample_take(pmc, arg);
+}
+
+void pmclog_pmu_throttled(void *pmc, unsigned int reason, u64 now)
+{
+	pmclog_sample_throttle(pmc, reason, now);
+	irq_work_queue(&this_cpu_ptr(&pmclog_pmu_unthr)->arm);
+}
+
+void pmclog_pmu_unthrottled(void *pmc, unsigned int reason, u64 now,
+			    u64 stopped_ns)
+{
+	pmclog_sample_unthrottle(pmc, reason, now, stopped_ns);
+}
+
+/* ---------------------------------------------------------------- */
+/* Throttling: the unthrottle timer                                 */
+
+/* Hard irq_work, on the CPU that throttled: arm its timer. */
+static void pmclog_pmu_arm_unthrottle(struct irq_work *w)
+{
+	struct pmclog_pmu_unthrottler *u =
+		container_of(w, struct pmclog_pmu_unthrottler, arm);
+	u64 next = pmclog_pmu_next_unthrottle(this_cpu_ptr(&pmclog_pmu_pcpu));
+
+	if (next)
+		hrtimer_start(&u->timer, ns_to_ktime(next),
+			      HRTIMER_MODE_ABS_PINNED_HARD);
+}
+
+/* Hard interrupt context, on the timer's CPU (checked: see the offline). */
+static enum hrtimer_restart pmclog_pmu_unthrottle_timer(struct hrtimer *t)
+{
+	struct pmclog_pmu_unthrottler *u =
+		container_of(t, struct pmclog_pmu_unthrottler, timer);
+	u64 next;
+
+	if (u->cpu != smp_processor_id())
+		return HRTIMER_NORESTART;
+	/* The timer's own clock: a restart is always in its future. */
+	next = pmclog_pmu_unthrottle(&pmclog_pmu_caps,
+				     this_cpu_ptr(&pmclog_pmu_pcpu),
+				     ktime_get_ns());
+	if (!next)
+		return HRTIMER_NORESTART;
+	hrtimer_set_expires(t, ns_to_ktime(next));
+	return HRTIMER_RESTART;
+}
+
+/* The limits every CPU's handler applies (struct pmclog_pmu_limits). */
+static void pmclog_pmu_unthrottle_init(void)
+{
+	struct pmclog_pmu_limits lim = {
+		.tick_ns = TICK_NSEC,
+		.max_per_tick = DIV_ROUND_UP(pmclog_max_sample_rate, HZ),
+	};
+	unsigned int cpu;
+
+	if (pmclog_cpu_time_max_percent < 100)
+		lim.max_ns_per_tick = div_u64((u64)TICK_NSEC *
+					      pmclog_cpu_time_max_percent, 100);
+	for_each_possible_cpu(cpu) {
+		struct pmclog_pmu_unthrottler *u = per_cpu_ptr(&pmclog_pmu_unthr, cpu);
+
+		per_cpu_ptr(&pmclog_pmu_pcpu, cpu)->lim = lim;
+		u->cpu = cpu;
+		pmclog_hrtimer_setup(&u->timer, pmclog_pmu_unthrottle_timer,
+				     CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
+		u->arm = IRQ_WORK_INIT_HARD(pmclog_pmu_arm_unthrottle);
+	}
+	pmclog_pmu_unthr_ready = true;
+}
+
+/* No slot of @cpu is active: nothing arms its timer again.  Process context. */
+static void pmclog_pmu_unthrottle_stop(unsigned int cpu)
+{
+	struct pmclog_pmu_unthrottler *u = per_cpu_ptr(&pmclog_pmu_unthr, cpu);
+
+	irq_work_sync(&u->arm);
+	hrtimer_cancel(&u->timer);
 }
 
 /* ---------------------------------------------------------------- */
@@ -316,15 +416,17 @@ static void pmclog_pmu_unprogram_local(void *arg)
 static int pmclog_pmu_nmi(unsigned int cmd, struct pt_regs *regs)
 {
 	struct pmclog_pmu_cpu *pc = this_cpu_ptr(&pmclog_pmu_pcpu);
+	u64 start = pmclog_clock();
 	int handled;
 
-	handled = pmclog_pmu_handle_nmi(&pmclog_pmu_caps, pc, pmclog_clock(),
-					regs);
+	handled = pmclog_pmu_handle_nmi(&pmclog_pmu_caps, pc, start, regs);
 	if (!handled)
 		return NMI_DONE;
 	/* Some CPUs mask the LVT entry when they deliver a PMI. */
 	if (pc->active)
 		pmclog_apic_write(APIC_LVTPC, APIC_DM_NMI);
+	/* As perf_sample_event_took(): the cost, for cpu_time_max_percent. */
+	pmclog_pmu_nmi_took(pc, start, pmclog_clock());
 	return handled;
 }
 
@@ -554,6 +656,10 @@ static int pmclog_pmu_cpu_online(unsigned int cpu)
 	return 0;
 }
 
+/*
+ * On the CPU going down.  Its pinned timer would move to another CPU: it
+ * is cancelled here, and one armed meanwhile finds itself elsewhere.
+ */
 static int pmclog_pmu_cpu_offline(unsigned int cpu)
 {
 	struct pmclog_x86_pmc *x;
@@ -565,6 +671,7 @@ static int pmclog_pmu_cpu_offline(unsigned int cpu)
 		local_irq_enable();
 	}
 	mutex_unlock(&pmclog_pmu_mutex);
+	pmclog_pmu_unthrottle_stop(cpu);
 	return 0;
 }
 
@@ -587,6 +694,7 @@ void pmclog_pmu_info_fill(struct pmclog_pmu_info *info)
 
 	memset(info, 0, sizeof(*info));
 	info->max_sample_rate = pmclog_max_sample_rate;
+	info->cpu_time_max_percent = pmclog_cpu_time_max_percent;
 	info->pmu = caps->kind;
 	if (caps->kind == PMCLOG_PMU_NONE) {
 		strscpy(info->reason, pmclog_pmu_none_reason, sizeof(info->reason));
@@ -613,6 +721,7 @@ void pmclog_pmu_info_fill(struct pmclog_pmu_info *info)
 
 		info->foreign_nmis += READ_ONCE(pc->foreign);
 		info->overflows += READ_ONCE(pc->handled);
+		info->throttles += READ_ONCE(pc->throttles);
 	}
 	cpus_read_unlock();
 	if (info->reserved)
@@ -631,6 +740,7 @@ int pmclog_pmu_init(void)
 	pmclog_pmu_detect_boot();
 	if (pmclog_pmu_caps.kind == PMCLOG_PMU_NONE)
 		return 0;
+	pmclog_pmu_unthrottle_init();
 	ret = register_nmi_handler(NMI_LOCAL, pmclog_pmu_nmi, 0, "pmclog");
 	if (ret)
 		return ret;
@@ -652,8 +762,13 @@ err_nmi:
 /* Every owner is gone (each open file pins the module): nothing runs. */
 void pmclog_pmu_exit(void)
 {
+	unsigned int cpu;
+
 	if (pmclog_pmu_hp_state >= 0)
 		cpuhp_remove_state_nocalls(pmclog_pmu_hp_state);
 	if (pmclog_pmu_nmi_registered)
 		unregister_nmi_handler(NMI_LOCAL, "pmclog");
+	if (pmclog_pmu_unthr_ready)
+		for_each_possible_cpu(cpu)
+			pmclog_pmu_unthrottle_stop(cpu);
 }
