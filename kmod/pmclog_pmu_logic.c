@@ -132,6 +132,23 @@ const char *pmclog_pmu_detect(const struct pmclog_pmu_cpuid *id,
 			if (caps->fixed_width < 32 || caps->fixed_width > 64)
 				caps->fixed_width = width;
 		}
+		/*
+		 * Leaf 0x23 (hybrid parts since Meteor Lake) says which
+		 * counters this CPU kind has; the slots here are GP 0..ngp-1,
+		 * so a gap ends them.
+		 */
+		if (id->ext_counters) {
+			for (ngp = 0; ngp < 32 && id->ext_gp_mask & (1U << ngp); ngp++)
+				;
+			if (!ngp)
+				return "CPUID leaf 0x23 reports no general-purpose counter 0";
+			caps->ngp = ngp < PMCLOG_PMU_MAX_GP ? ngp : PMCLOG_PMU_MAX_GP;
+			if (caps->version >= 2) {
+				caps->fixed_mask = id->ext_fixed_mask &
+					((1U << PMCLOG_PMU_MAX_FIXED) - 1);
+				caps->nfixed = pmclog_pmu_fls(caps->fixed_mask);
+			}
+		}
 		caps->full_width_write = id->pdcm &&
 					 (id->perf_capabilities & (1ULL << 13));
 		caps->kind = PMCLOG_PMU_INTEL_ARCH;
@@ -372,6 +389,40 @@ u64 pmclog_pmu_freq_step(u64 period, u64 dt_ns, u64 target_ns, u64 min,
 	if (next < min)
 		next = min;
 	return next > max ? max : next;
+}
+
+static u8 pmclog_pmu_min8(u8 a, u8 b)
+{
+	return a < b ? a : b;
+}
+
+bool pmclog_pmu_caps_merge(struct pmclog_pmu_caps *all,
+			   const struct pmclog_pmu_caps *cpu)
+{
+	struct pmclog_pmu_caps m = *all;
+	bool differ;
+
+	if (cpu->kind != all->kind) {
+		*all = (struct pmclog_pmu_caps){ .kind = PMCLOG_PMU_NONE };
+		return true;
+	}
+	differ = cpu->version != all->version || cpu->ngp != all->ngp ||
+		 cpu->gp_width != all->gp_width ||
+		 cpu->fixed_mask != all->fixed_mask ||
+		 cpu->fixed_width != all->fixed_width ||
+		 cpu->full_width_write != all->full_width_write ||
+		 cpu->zen != all->zen || cpu->arch_unavail != all->arch_unavail;
+	m.version = pmclog_pmu_min8(all->version, cpu->version);
+	m.ngp = pmclog_pmu_min8(all->ngp, cpu->ngp);
+	m.gp_width = pmclog_pmu_min8(all->gp_width, cpu->gp_width);
+	m.fixed_mask = all->fixed_mask & cpu->fixed_mask;
+	m.nfixed = pmclog_pmu_fls(m.fixed_mask);
+	m.fixed_width = pmclog_pmu_min8(all->fixed_width, cpu->fixed_width);
+	m.full_width_write = all->full_width_write && cpu->full_width_write;
+	m.zen = all->zen && cpu->zen;
+	m.arch_unavail = all->arch_unavail | cpu->arch_unavail;
+	*all = m;
+	return differ;
 }
 
 /* Write-read-restore on a free GP counter, as perf's check_hw_exists(). */

@@ -101,13 +101,22 @@ typedef __s64 s64;
 /* With a global status: rounds of "read status, handle, ack" in one NMI. */
 #define PMCLOG_PMU_MAX_ROUNDS	8
 
-/* What the kernel (or a test) read from CPUID and MSRs for detection. */
+/* Intel's architectural perfmon extension leaf (counters per CPU kind). */
+#define PMCLOG_CPUID_INTEL_PERFMON_EXT	0x23
+
+/*
+ * What the kernel (or a test) read from CPUID and MSRs for detection, on
+ * one CPU: on Intel hybrid parts leaves 0xA and 0x23 differ by CPU kind.
+ */
 struct pmclog_pmu_cpuid {
 	u8	vendor;		/* PMCLOG_CPU_VENDOR_* */
 	u8	family;
 	bool	hypervisor;	/* CPUID.1:ECX[31] */
 	bool	arch_perfmon;	/* Intel: CPUID.1... X86_FEATURE_ARCH_PERFMON */
 	u32	a_eax, a_ebx, a_ecx, a_edx;	/* Intel: CPUID leaf 0xA */
+	bool	ext_counters;	/* Intel: CPUID 0x23.0:EAX[1], sub-leaf 1 valid */
+	u32	ext_gp_mask;	/* Intel: CPUID 0x23.1:EAX, GP counter bitmap */
+	u32	ext_fixed_mask;	/* Intel: CPUID 0x23.1:EBX, fixed counter bitmap */
 	bool	pdcm;		/* Intel: PERF_CAPABILITIES exists */
 	u64	perf_capabilities;
 	bool	perfctr_core;	/* AMD: CPUID 0x80000001 ECX[23] */
@@ -216,6 +225,12 @@ const char *pmclog_pmu_detect(const struct pmclog_pmu_cpuid *id,
 			      struct pmclog_pmu_caps *caps);
 /* Whether the probed counter keeps what is written (a real PMU does). */
 bool pmclog_pmu_probe_rw(const struct pmclog_pmu_caps *caps);
+/*
+ * Fold one CPU's @cpu into @all, the counters and events every CPU so far
+ * has; returns whether they differed (CPUs of different kinds).
+ */
+bool pmclog_pmu_caps_merge(struct pmclog_pmu_caps *all,
+			   const struct pmclog_pmu_caps *cpu);
 
 /* MSR addresses. */
 u32 pmclog_pmu_ctl_msr(const struct pmclog_pmu_caps *caps, unsigned int slot);

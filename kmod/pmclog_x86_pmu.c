@@ -68,10 +68,20 @@ struct pmclog_x86_pmc {
 	bool			guard;		/* holds a guard reference */
 };
 
+/*
+ * What every CPU has, for allocation and GET_PMU; each CPU programs its
+ * own counters with its own (pmclog_pmu_cpu_caps), which on CPUs of
+ * different kinds (Intel hybrid) has more.  Written at load and by the
+ * online callback, under pmclog_pmu_mutex.
+ */
 static struct pmclog_pmu_caps pmclog_pmu_caps __read_mostly;
+static bool pmclog_pmu_hetero;
 static const char *pmclog_pmu_none_reason __read_mostly;
 #define PMCLOG_WHY_NO_RW \
 	"the PMU counters do not keep what is written (a virtual machine without a virtual PMU?)"
+#define PMCLOG_WHY_MIXED "the CPUs have PMUs of different vendors"
+static DEFINE_PER_CPU(struct pmclog_pmu_caps, pmclog_pmu_cpu_caps);
+static DEFINE_PER_CPU(const char *, pmclog_pmu_cpu_why);
 static DEFINE_PER_CPU(struct pmclog_pmu_cpu, pmclog_pmu_pcpu);
 static DEFINE_PER_CPU(u32, pmclog_pmu_lvtpc);	/* LVTPC before our first slot */
 static DEFINE_PER_CPU(bool, pmclog_pmu_lvt_saved);
@@ -165,7 +175,7 @@ static enum hrtimer_restart pmclog_pmu_unthrottle_timer(struct hrtimer *t)
 	if (u->cpu != smp_processor_id())
 		return HRTIMER_NORESTART;
 	/* The timer's own clock: a restart is always in its future. */
-	next = pmclog_pmu_unthrottle(&pmclog_pmu_caps,
+	next = pmclog_pmu_unthrottle(this_cpu_ptr(&pmclog_pmu_cpu_caps),
 				     this_cpu_ptr(&pmclog_pmu_pcpu),
 				     ktime_get_ns());
 	if (!next)
@@ -233,54 +243,124 @@ const char *pmclog_pmu_describe(void)
 }
 
 /*
- * The PMU is detected through CPUID (pmclog_pmu_detect()), then checked to
- * keep what is written to a free counter: under QEMU/TCG every PMU MSR
- * reads 0 and drops writes without faulting, and AMD's K7 block has no
- * CPUID bit at all.
+ * This CPU's identification, as pmclog_pmu_detect() wants it.  On the CPU
+ * itself: on Intel hybrid parts leaves 0xA and 0x23 describe the counters
+ * of the kind of CPU that executes CPUID.
  */
-static void pmclog_pmu_detect_boot(void)
+static void pmclog_pmu_read_cpuid(struct pmclog_pmu_cpuid *id)
 {
 	const struct cpuinfo_x86 *c = &boot_cpu_data;
-	struct pmclog_pmu_cpuid id = { };
-	unsigned long flags;
-	bool rw;
+	u32 eax, ebx, ecx, edx;
 
 	switch (c->x86_vendor) {
 	case X86_VENDOR_INTEL:
 	case X86_VENDOR_ZHAOXIN:
-		id.vendor = PMCLOG_CPU_VENDOR_INTEL;
+		id->vendor = PMCLOG_CPU_VENDOR_INTEL;
 		break;
 	case X86_VENDOR_AMD:
 	case X86_VENDOR_HYGON:
-		id.vendor = PMCLOG_CPU_VENDOR_AMD;
+		id->vendor = PMCLOG_CPU_VENDOR_AMD;
 		break;
 	default:
-		id.vendor = PMCLOG_CPU_VENDOR_UNKNOWN;
+		id->vendor = PMCLOG_CPU_VENDOR_UNKNOWN;
 		break;
 	}
-	id.family = c->x86;
-	id.hypervisor = boot_cpu_has(X86_FEATURE_HYPERVISOR);
-	id.arch_perfmon = boot_cpu_has(X86_FEATURE_ARCH_PERFMON);
-	if (id.vendor == PMCLOG_CPU_VENDOR_INTEL && c->cpuid_level >= 0xa)
-		cpuid(0xa, &id.a_eax, &id.a_ebx, &id.a_ecx, &id.a_edx);
-	id.pdcm = boot_cpu_has(X86_FEATURE_PDCM);
-	if (id.pdcm && rdmsrl_safe(PMCLOG_MSR_PERF_CAPABILITIES,
-				   &id.perf_capabilities))
-		id.perf_capabilities = 0;
-	id.perfctr_core = boot_cpu_has(X86_FEATURE_PERFCTR_CORE);
-	id.perfmon_v2 = boot_cpu_has(X86_FEATURE_PERFMON_V2);
-	if (id.perfmon_v2 && c->extended_cpuid_level >= PMCLOG_CPUID_AMD_PERFMON)
-		id.ext_ebx = cpuid_ebx(PMCLOG_CPUID_AMD_PERFMON);
+	id->family = c->x86;
+	id->hypervisor = boot_cpu_has(X86_FEATURE_HYPERVISOR);
+	id->arch_perfmon = boot_cpu_has(X86_FEATURE_ARCH_PERFMON);
+	if (id->vendor == PMCLOG_CPU_VENDOR_INTEL && c->cpuid_level >= 0xa)
+		cpuid(0xa, &id->a_eax, &id->a_ebx, &id->a_ecx, &id->a_edx);
+	/* Leaf 0x23 exists when CPUID.(7,1):EAX[8] says so (ARCH_PERFMON_EXT). */
+	if (id->vendor == PMCLOG_CPU_VENDOR_INTEL &&
+	    c->cpuid_level >= PMCLOG_CPUID_INTEL_PERFMON_EXT) {
+		cpuid_count(7, 1, &eax, &ebx, &ecx, &edx);
+		if (eax & BIT(8)) {
+			cpuid_count(PMCLOG_CPUID_INTEL_PERFMON_EXT, 0,
+				    &eax, &ebx, &ecx, &edx);
+			id->ext_counters = eax & BIT(1);
+		}
+		if (id->ext_counters)
+			cpuid_count(PMCLOG_CPUID_INTEL_PERFMON_EXT, 1,
+				    &id->ext_gp_mask, &id->ext_fixed_mask,
+				    &ecx, &edx);
+	}
+	id->pdcm = boot_cpu_has(X86_FEATURE_PDCM);
+	if (id->pdcm && rdmsrl_safe(PMCLOG_MSR_PERF_CAPABILITIES,
+				    &id->perf_capabilities))
+		id->perf_capabilities = 0;
+	id->perfctr_core = boot_cpu_has(X86_FEATURE_PERFCTR_CORE);
+	id->perfmon_v2 = boot_cpu_has(X86_FEATURE_PERFMON_V2);
+	if (id->perfmon_v2 && c->extended_cpuid_level >= PMCLOG_CPUID_AMD_PERFMON)
+		id->ext_ebx = cpuid_ebx(PMCLOG_CPUID_AMD_PERFMON);
+}
 
-	pmclog_pmu_none_reason = pmclog_pmu_detect(&id, &pmclog_pmu_caps);
-	if (pmclog_pmu_none_reason)
+/*
+ * This CPU's PMU, into its pmclog_pmu_cpu_caps: detected through CPUID,
+ * then checked to keep what is written to a free counter (under QEMU/TCG
+ * every PMU MSR reads 0 and drops writes without faulting, and AMD's K7
+ * block has no CPUID bit at all).  On the CPU, interrupts off.
+ */
+static void pmclog_pmu_probe_local(void *unused)
+{
+	struct pmclog_pmu_caps *caps = this_cpu_ptr(&pmclog_pmu_cpu_caps);
+	struct pmclog_pmu_cpuid id = { };
+	const char *why;
+
+	pmclog_pmu_read_cpuid(&id);
+	why = pmclog_pmu_detect(&id, caps);
+	if (!why && !pmclog_pmu_probe_rw(caps)) {
+		caps->kind = PMCLOG_PMU_NONE;
+		why = PMCLOG_WHY_NO_RW;
+	}
+	__this_cpu_write(pmclog_pmu_cpu_why, why);
+}
+
+/*
+ * What every online CPU has (pmclog_pmu_caps_merge()): the counters that
+ * allocation uses.  One CPU without a usable PMU leaves none.  Module
+ * init, cpus_read_lock() held.
+ */
+static void pmclog_pmu_detect_all(void)
+{
+	bool first = true;
+	unsigned int cpu;
+
+	on_each_cpu(pmclog_pmu_probe_local, NULL, 1);
+	for_each_online_cpu(cpu) {
+		const struct pmclog_pmu_caps *c = per_cpu_ptr(&pmclog_pmu_cpu_caps, cpu);
+
+		if (c->kind == PMCLOG_PMU_NONE) {
+			pmclog_pmu_caps = *c;
+			pmclog_pmu_none_reason = per_cpu(pmclog_pmu_cpu_why, cpu);
+			return;
+		}
+		if (first)
+			pmclog_pmu_caps = *c;
+		else if (pmclog_pmu_caps_merge(&pmclog_pmu_caps, c))
+			pmclog_pmu_hetero = true;
+		first = false;
+	}
+	if (pmclog_pmu_caps.kind == PMCLOG_PMU_NONE)
+		pmclog_pmu_none_reason = PMCLOG_WHY_MIXED;
+}
+
+/*
+ * A CPU that comes online: probe it, and narrow what allocation uses to
+ * what it has too, for the PMCs allocated from now on (those running
+ * skip it where it lacks their counter).  On the CPU; mutex held.
+ */
+static void pmclog_pmu_probe_online(void)
+{
+	struct pmclog_pmu_caps merged = pmclog_pmu_caps;
+
+	local_irq_disable();
+	pmclog_pmu_probe_local(NULL);
+	local_irq_enable();
+	if (this_cpu_ptr(&pmclog_pmu_cpu_caps)->kind != merged.kind)
 		return;
-	local_irq_save(flags);
-	rw = pmclog_pmu_probe_rw(&pmclog_pmu_caps);
-	local_irq_restore(flags);
-	if (!rw) {
-		pmclog_pmu_caps.kind = PMCLOG_PMU_NONE;
-		pmclog_pmu_none_reason = PMCLOG_WHY_NO_RW;
+	if (pmclog_pmu_caps_merge(&merged, this_cpu_ptr(&pmclog_pmu_cpu_caps))) {
+		WRITE_ONCE(pmclog_pmu_hetero, true);
+		pmclog_pmu_caps = merged;
 	}
 }
 
@@ -310,7 +390,7 @@ static void pmclog_pmu_release_gp(unsigned int slot)
 
 static void pmclog_pmu_busy_local(void *arg)
 {
-	atomic_or(pmclog_pmu_busy(&pmclog_pmu_caps), arg);
+	atomic_or(pmclog_pmu_busy(this_cpu_ptr(&pmclog_pmu_cpu_caps)), arg);
 }
 
 /* Slots someone else enabled on any online CPU.  cpus_read_lock held. */
@@ -381,18 +461,23 @@ static bool pmclog_pmu_target_here(const struct pmclog_x86_pmc *x)
 
 static void pmclog_pmu_program_local(void *arg)
 {
+	const struct pmclog_pmu_caps *caps = this_cpu_ptr(&pmclog_pmu_cpu_caps);
 	struct pmclog_pmu_cpu *pc = this_cpu_ptr(&pmclog_pmu_pcpu);
 	struct pmclog_x86_pmc *x = arg;
 
+	/* A CPU that came online without this counter: leave it. */
+	if (caps->kind != pmclog_pmu_caps.kind ||
+	    !(pmclog_pmu_slots(caps) & (1U << x->slot)))
+		return;
 	/* Taken behind our back on this CPU since ALLOCATE: leave it. */
-	if (pmclog_pmu_busy(&pmclog_pmu_caps) & (1U << x->slot))
+	if (pmclog_pmu_busy(caps) & (1U << x->slot))
 		return;
 	if (!__this_cpu_read(pmclog_pmu_lvt_saved)) {
 		__this_cpu_write(pmclog_pmu_lvtpc, pmclog_apic_read(APIC_LVTPC));
 		__this_cpu_write(pmclog_pmu_lvt_saved, true);
 		pmclog_apic_write(APIC_LVTPC, APIC_DM_NMI);
 	}
-	pmclog_pmu_claim(&pmclog_pmu_caps, pc, x->slot, &x->init,
+	pmclog_pmu_claim(caps, pc, x->slot, &x->init,
 			 pmclog_pmu_target_here(x), pmclog_clock());
 }
 
@@ -401,7 +486,8 @@ static void pmclog_pmu_unprogram_local(void *arg)
 	struct pmclog_pmu_cpu *pc = this_cpu_ptr(&pmclog_pmu_pcpu);
 	struct pmclog_x86_pmc *x = arg;
 
-	pmclog_pmu_release(&pmclog_pmu_caps, pc, x->slot, pmclog_clock());
+	pmclog_pmu_release(this_cpu_ptr(&pmclog_pmu_cpu_caps), pc, x->slot,
+			   pmclog_clock());
 	if (!pc->active && __this_cpu_read(pmclog_pmu_lvt_saved)) {
 		pmclog_apic_write(APIC_LVTPC, __this_cpu_read(pmclog_pmu_lvtpc));
 		__this_cpu_write(pmclog_pmu_lvt_saved, false);
@@ -419,7 +505,8 @@ static int pmclog_pmu_nmi(unsigned int cmd, struct pt_regs *regs)
 	u64 start = pmclog_clock();
 	int handled;
 
-	handled = pmclog_pmu_handle_nmi(&pmclog_pmu_caps, pc, start, regs);
+	handled = pmclog_pmu_handle_nmi(this_cpu_ptr(&pmclog_pmu_cpu_caps), pc,
+					start, regs);
 	if (!handled)
 		return NMI_DONE;
 	/* Some CPUs mask the LVT entry when they deliver a PMI. */
@@ -456,8 +543,8 @@ static void pmclog_pmu_sched_switch(void *data, bool preempt,
 	if (!(out ^ in))
 		return;
 	now = pmclog_clock();
-	pmclog_pmu_freeze(&pmclog_pmu_caps, pc, out & ~in, now);
-	pmclog_pmu_thaw(&pmclog_pmu_caps, pc, in & ~out, now);
+	pmclog_pmu_freeze(this_cpu_ptr(&pmclog_pmu_cpu_caps), pc, out & ~in, now);
+	pmclog_pmu_thaw(this_cpu_ptr(&pmclog_pmu_cpu_caps), pc, in & ~out, now);
 }
 
 static struct pmclog_tracepoint pmclog_pmu_tp_switch = {
@@ -489,6 +576,10 @@ static void pmclog_pmu_tp_put(void)
 /* ---------------------------------------------------------------- */
 /* The source                                                       */
 
+/*
+ * A counter for @pmc that every online CPU has (pmclog_pmu_caps), reserved
+ * in the kernel's registry; programmed on each CPU at start.
+ */
 static int pmclog_pmu_alloc(struct pmclog_pmc *pmc)
 {
 	const struct pmclog_pmu_caps *caps = &pmclog_pmu_caps;
@@ -498,11 +589,8 @@ static int pmclog_pmu_alloc(struct pmclog_pmc *pmc)
 	u32 busy;
 	int slot, ret;
 
-	if (caps->kind == PMCLOG_PMU_NONE)
+	if (READ_ONCE(caps->kind) == PMCLOG_PMU_NONE)
 		return -ENODEV;
-	ret = pmclog_pmu_encode(caps, pmc->event, pmc->config, pmc->flags, &enc);
-	if (ret)
-		return ret;
 	if (pmc->flags & PMCLOG_PMC_F_FREQ) {
 		/*
 		 * Start as if one event per nanosecond; the NMIs adapt it.
@@ -520,6 +608,10 @@ static int pmclog_pmu_alloc(struct pmclog_pmc *pmc)
 
 	cpus_read_lock();
 	mutex_lock(&pmclog_pmu_mutex);
+	/* Under the mutex: a CPU coming online may narrow the caps. */
+	ret = pmclog_pmu_encode(caps, pmc->event, pmc->config, pmc->flags, &enc);
+	if (ret)
+		goto err_unlock;
 	busy = pmclog_pmu_busy_all() | pmclog_pmu_taken;
 	if (pmclog_pmu_guard_slot >= 0)
 		busy |= 1U << pmclog_pmu_guard_slot;
@@ -647,6 +739,7 @@ static int pmclog_pmu_cpu_online(unsigned int cpu)
 	struct pmclog_x86_pmc *x;
 
 	mutex_lock(&pmclog_pmu_mutex);
+	pmclog_pmu_probe_online();
 	list_for_each_entry(x, &pmclog_pmu_running, node) {
 		local_irq_disable();
 		pmclog_pmu_program_local(x);
@@ -700,6 +793,9 @@ void pmclog_pmu_info_fill(struct pmclog_pmu_info *info)
 		strscpy(info->reason, pmclog_pmu_none_reason, sizeof(info->reason));
 		return;
 	}
+
+	cpus_read_lock();
+	mutex_lock(&pmclog_pmu_mutex);
 	info->version = caps->version;
 	info->ngp = caps->ngp;
 	info->nfixed = caps->nfixed;
@@ -707,9 +803,8 @@ void pmclog_pmu_info_fill(struct pmclog_pmu_info *info)
 	info->fixed_width = caps->fixed_width;
 	info->events = pmclog_pmu_events(caps);
 	info->counters = pmclog_pmu_slots_to_uapi(pmclog_pmu_slots(caps));
-
-	cpus_read_lock();
-	mutex_lock(&pmclog_pmu_mutex);
+	if (pmclog_pmu_hetero)
+		info->flags |= PMCLOG_PMU_INFO_F_HETERO;
 	info->busy = pmclog_pmu_slots_to_uapi(pmclog_pmu_busy_all());
 	info->reserved = pmclog_pmu_reserved_elsewhere();
 	info->taken = pmclog_pmu_slots_to_uapi(pmclog_pmu_taken);
@@ -733,29 +828,42 @@ void pmclog_pmu_info_fill(struct pmclog_pmu_info *info)
 /* ---------------------------------------------------------------- */
 /* Load and unload                                                  */
 
+/*
+ * Every online CPU is probed on itself and the hotplug callbacks, which
+ * probe the CPUs that come later, go in under the same cpus_read_lock():
+ * no CPU is left unprobed in between.
+ */
 int pmclog_pmu_init(void)
 {
-	int ret;
+	int ret = 0;
 
-	pmclog_pmu_detect_boot();
+	cpus_read_lock();
+	pmclog_pmu_detect_all();
 	if (pmclog_pmu_caps.kind == PMCLOG_PMU_NONE)
-		return 0;
+		goto out;
+	if (pmclog_pmu_hetero)
+		pr_info("the CPUs' counters differ (hybrid): using the %u general-purpose and %u fixed counters every CPU has\n",
+			pmclog_pmu_caps.ngp, hweight32(pmclog_pmu_caps.fixed_mask));
 	pmclog_pmu_unthrottle_init();
 	ret = register_nmi_handler(NMI_LOCAL, pmclog_pmu_nmi, 0, "pmclog");
 	if (ret)
-		return ret;
+		goto out;
 	pmclog_pmu_nmi_registered = true;
-	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "pmclog/pmu:online",
-					pmclog_pmu_cpu_online,
-					pmclog_pmu_cpu_offline);
+	ret = cpuhp_setup_state_nocalls_cpuslocked(CPUHP_AP_ONLINE_DYN,
+						   "pmclog/pmu:online",
+						   pmclog_pmu_cpu_online,
+						   pmclog_pmu_cpu_offline);
 	if (ret < 0)
 		goto err_nmi;
 	pmclog_pmu_hp_state = ret;
-	return 0;
+	ret = 0;
+	goto out;
 
 err_nmi:
 	unregister_nmi_handler(NMI_LOCAL, "pmclog");
 	pmclog_pmu_nmi_registered = false;
+out:
+	cpus_read_unlock();
 	return ret;
 }
 

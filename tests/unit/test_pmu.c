@@ -1297,6 +1297,98 @@ static void test_freq_nmi(void **state)
 	assert_true(pc.slot[slot].period > 199000 && pc.slot[slot].period < 201000);
 }
 
+/*
+ * Intel hybrid: each CPU kind has its own counters (leaf 0xA, and leaf
+ * 0x23 from Meteor Lake on), read on the CPU itself.  Here a P-core with
+ * 8 GP and fixed 0-3 and an E-core with 6 GP and fixed 0-2, which also
+ * lacks an event.  Allocation uses what every CPU has; each CPU is
+ * programmed with its own.
+ */
+static const struct pmclog_pmu_cpuid pcore_id = {
+	.vendor = PMCLOG_CPU_VENDOR_INTEL, .family = 6, .arch_perfmon = true,
+	.a_eax = 5 | 8 << 8 | 48 << 16 | 7U << 24,
+	.a_ecx = 0xf, .a_edx = 4 | 48 << 5,
+	.pdcm = true, .perf_capabilities = 1ULL << 13,
+	.ext_counters = true, .ext_gp_mask = 0xff, .ext_fixed_mask = 0xf,
+};
+
+static const struct pmclog_pmu_cpuid ecore_id = {
+	.vendor = PMCLOG_CPU_VENDOR_INTEL, .family = 6, .arch_perfmon = true,
+	.a_eax = 5 | 6 << 8 | 48 << 16 | 7U << 24,
+	.a_ebx = 1U << 4,	/* no architectural LLC-misses */
+	.a_ecx = 0x7, .a_edx = 3 | 48 << 5,
+	.pdcm = true, .perf_capabilities = 1ULL << 13,
+	.ext_counters = true, .ext_gp_mask = 0x3f, .ext_fixed_mask = 0x7,
+};
+
+static void test_hybrid(void **state)
+{
+	struct pmclog_pmu_caps p, e, all;
+	struct pmclog_pmu_cpuid id = pcore_id;
+	struct pmclog_pmu_cpu pc = { 0 };
+	struct pmclog_pmu_enc br;
+	struct pmclog_pmu_slot s;
+	int slot;
+	(void)state;
+
+	assert_null(pmclog_pmu_detect(&pcore_id, &p));
+	assert_null(pmclog_pmu_detect(&ecore_id, &e));
+	assert_int_equal(p.ngp, 8);
+	assert_int_equal(p.fixed_mask, 0xf);
+	assert_int_equal(e.ngp, 6);
+	assert_int_equal(e.fixed_mask, 0x7);
+	/* Leaf 0x23 wins over 0xA; a gap in its bitmap ends the GP slots. */
+	id.a_eax = 5 | 4 << 8 | 48 << 16 | 7U << 24;
+	id.ext_gp_mask = 0xf7;
+	id.ext_fixed_mask = 0x5;
+	assert_null(pmclog_pmu_detect(&id, &all));
+	assert_int_equal(all.ngp, 3);
+	assert_int_equal(all.fixed_mask, 0x5);
+	id.ext_gp_mask = 0;
+	assert_non_null(pmclog_pmu_detect(&id, &all));
+
+	/* The boot CPU is a P-core: what it says is not what every CPU has. */
+	all = p;
+	assert_false(pmclog_pmu_caps_merge(&all, &p));
+	assert_true(pmclog_pmu_caps_merge(&all, &e));
+	assert_int_equal(all.kind, PMCLOG_PMU_INTEL_ARCH);
+	assert_int_equal(all.ngp, 6);
+	assert_int_equal(all.fixed_mask, 0x7);
+	assert_int_equal(all.nfixed, 3);
+	assert_true(all.full_width_write);
+	assert_int_equal(pmclog_pmu_slots(&all), pmclog_pmu_slots(&e));
+	assert_false(pmclog_pmu_events(&all) & (1U << PMCLOG_EV_CACHE_MISSES));
+	assert_true(pmclog_pmu_events(&p) & (1U << PMCLOG_EV_CACHE_MISSES));
+	/* Folding in either kind again changes nothing. */
+	assert_true(pmclog_pmu_caps_merge(&all, &p));
+	assert_false(pmclog_pmu_caps_merge(&all, &e));
+	assert_int_equal(all.ngp, 6);
+
+	/* GP 0-5 taken: the P-core alone would give GP 6, absent on E-cores. */
+	assert_int_equal(pmclog_pmu_encode(&all, PMCLOG_EV_BRANCHES, 0,
+					   PMCLOG_PMC_F_ALL, &br), 0);
+	assert_int_equal(pmclog_pmu_pick(&p, &br, 0x3f), 6);
+	assert_int_equal(pmclog_pmu_pick(&all, &br, 0x3f), -EBUSY);
+
+	/* An E-core programs what allocation picked with its own caps. */
+	sim_reset();
+	sim.caps = e;
+	sim.gctrl = 0x3f;
+	s = slot_for(0, PMCLOG_EV_BRANCHES, 1000, &slot, 0);
+	assert_true(pmclog_pmu_slots(&all) & (1U << slot));
+	pmclog_pmu_claim(&e, &pc, slot, &s, true, 0);
+	assert_int_equal(pmclog_pmu_busy(&e), 1U << slot);
+	sim_advance(1000);
+	assert_int_equal(pmclog_pmu_handle_nmi(&e, &pc, 1, &sim), 1);
+	pmclog_pmu_release(&e, &pc, slot, 2);
+
+	/* Another vendor, or a CPU without a PMU: nothing every CPU has. */
+	all = p;
+	sim_amd_pmu(true, 0x19);
+	assert_true(pmclog_pmu_caps_merge(&all, &sim.caps));
+	assert_int_equal(all.kind, PMCLOG_PMU_NONE);
+}
+
 static void test_probe_rw(void **state)
 {
 	(void)state;
@@ -1341,6 +1433,7 @@ int main(void)
 		cmocka_unit_test(test_throttle_freeze_release),
 		cmocka_unit_test(test_freq_step),
 		cmocka_unit_test(test_freq_nmi),
+		cmocka_unit_test(test_hybrid),
 		cmocka_unit_test(test_probe_rw),
 	};
 
