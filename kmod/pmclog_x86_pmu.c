@@ -96,6 +96,26 @@ struct pmclog_pmu_unthrottler {
 static DEFINE_PER_CPU(struct pmclog_pmu_unthrottler, pmclog_pmu_unthr);
 static bool pmclog_pmu_unthr_ready;
 
+/*
+ * A running PMC that did not start on a CPU (its counter busy there, or
+ * absent), per slot, and the THROTTLE / UNTHROTTLE that says so, left for
+ * pmclog_pmu_log_skips().  Written on the CPU with interrupts off by
+ * (un)programming, read after it under the mutex in process context.
+ */
+struct pmclog_pmu_skip {
+	u8	reason;		/* PMCLOG_THROTTLE_BUSY, _ABSENT; 0: it started */
+	u8	pending;	/* PMCLOG_TYPE_THROTTLE, _UNTHROTTLE, or 0 */
+	u64	since;
+	u64	at;		/* the pending record's time */
+};
+
+struct pmclog_pmu_skips {
+	struct pmclog_pmu_skip	slot[PMCLOG_PMU_MAX_SLOTS];
+};
+
+static DEFINE_PER_CPU(struct pmclog_pmu_skips, pmclog_pmu_skips);
+static u64 pmclog_pmu_skipped;		/* since load; under mutex */
+
 static DEFINE_MUTEX(pmclog_pmu_mutex);
 static u32 pmclog_pmu_taken;		/* slots our PMCs hold; under mutex */
 static int pmclog_pmu_guard_slot = -1;	/* under mutex */
@@ -459,19 +479,31 @@ static bool pmclog_pmu_target_here(const struct pmclog_x86_pmc *x)
 	return !o || pmclog_track_targets(o, current);
 }
 
+/*
+ * Start @arg's counter on this CPU, or leave the CPU alone and say why:
+ * it came online without that counter, or someone took the counter
+ * behind the registry's back since ALLOCATE.
+ */
 static void pmclog_pmu_program_local(void *arg)
 {
 	const struct pmclog_pmu_caps *caps = this_cpu_ptr(&pmclog_pmu_cpu_caps);
 	struct pmclog_pmu_cpu *pc = this_cpu_ptr(&pmclog_pmu_pcpu);
 	struct pmclog_x86_pmc *x = arg;
+	struct pmclog_pmu_skip *sk = &this_cpu_ptr(&pmclog_pmu_skips)->slot[x->slot];
+	u8 why = 0;
 
-	/* A CPU that came online without this counter: leave it. */
 	if (caps->kind != pmclog_pmu_caps.kind ||
 	    !(pmclog_pmu_slots(caps) & (1U << x->slot)))
+		why = PMCLOG_THROTTLE_ABSENT;
+	else if (pmclog_pmu_busy(caps) & (1U << x->slot))
+		why = PMCLOG_THROTTLE_BUSY;
+	if (why) {
+		sk->reason = why;
+		sk->since = pmclog_clock();
+		sk->at = sk->since;
+		sk->pending = PMCLOG_TYPE_THROTTLE;
 		return;
-	/* Taken behind our back on this CPU since ALLOCATE: leave it. */
-	if (pmclog_pmu_busy(caps) & (1U << x->slot))
-		return;
+	}
 	if (!__this_cpu_read(pmclog_pmu_lvt_saved)) {
 		__this_cpu_write(pmclog_pmu_lvtpc, pmclog_apic_read(APIC_LVTPC));
 		__this_cpu_write(pmclog_pmu_lvt_saved, true);
@@ -481,11 +513,54 @@ static void pmclog_pmu_program_local(void *arg)
 			 pmclog_pmu_target_here(x), pmclog_clock());
 }
 
+/*
+ * The record that (un)programming @x on @cpu left, if any.  Process
+ * context, mutex held, after the IPI or in @cpu's hotplug callback.
+ */
+static void pmclog_pmu_log_skip(struct pmclog_x86_pmc *x, unsigned int cpu)
+{
+	struct pmclog_pmu_skip *sk = &per_cpu_ptr(&pmclog_pmu_skips, cpu)->slot[x->slot];
+
+	lockdep_assert_held(&pmclog_pmu_mutex);
+	switch (sk->pending) {
+	case PMCLOG_TYPE_THROTTLE:
+		pmclog_sample_write_throttle(x->pmc, PMCLOG_TYPE_THROTTLE, cpu,
+					     sk->reason, sk->at, 0);
+		pmclog_pmu_skipped++;
+		break;
+	case PMCLOG_TYPE_UNTHROTTLE:
+		pmclog_sample_write_throttle(x->pmc, PMCLOG_TYPE_UNTHROTTLE, cpu,
+					     sk->reason, sk->at,
+					     sk->at - sk->since);
+		sk->reason = 0;
+		break;
+	default:
+		return;
+	}
+	sk->pending = 0;
+}
+
+/* As pmclog_pmu_log_skip(), for every online CPU; cpus_read_lock() held. */
+static void pmclog_pmu_log_skips(struct pmclog_x86_pmc *x)
+{
+	unsigned int cpu;
+
+	for_each_online_cpu(cpu)
+		pmclog_pmu_log_skip(x, cpu);
+}
+
 static void pmclog_pmu_unprogram_local(void *arg)
 {
 	struct pmclog_pmu_cpu *pc = this_cpu_ptr(&pmclog_pmu_pcpu);
 	struct pmclog_x86_pmc *x = arg;
+	struct pmclog_pmu_skip *sk = &this_cpu_ptr(&pmclog_pmu_skips)->slot[x->slot];
 
+	/* Never started here: its skip ends. */
+	if (sk->reason) {
+		sk->at = pmclog_clock();
+		sk->pending = PMCLOG_TYPE_UNTHROTTLE;
+		return;
+	}
 	pmclog_pmu_release(this_cpu_ptr(&pmclog_pmu_cpu_caps), pc, x->slot,
 			   pmclog_clock());
 	if (!pc->active && __this_cpu_read(pmclog_pmu_lvt_saved)) {
@@ -702,6 +777,7 @@ static int pmclog_pmu_start(struct pmclog_pmc *pmc)
 		   o->mode == PMCLOG_ATTACH_PROCESS ? o : NULL);
 	list_add(&x->node, &pmclog_pmu_running);
 	on_each_cpu(pmclog_pmu_program_local, x, 1);
+	pmclog_pmu_log_skips(x);
 	mutex_unlock(&pmclog_pmu_mutex);
 	cpus_read_unlock();
 	return 0;
@@ -715,6 +791,7 @@ static void pmclog_pmu_stop(struct pmclog_pmc *pmc)
 	cpus_read_lock();
 	mutex_lock(&pmclog_pmu_mutex);
 	on_each_cpu(pmclog_pmu_unprogram_local, x, 1);
+	pmclog_pmu_log_skips(x);
 	list_del_init(&x->node);
 	WRITE_ONCE(pmclog_pmu_slot_owner[x->slot], NULL);
 	mutex_unlock(&pmclog_pmu_mutex);
@@ -744,6 +821,7 @@ static int pmclog_pmu_cpu_online(unsigned int cpu)
 		local_irq_disable();
 		pmclog_pmu_program_local(x);
 		local_irq_enable();
+		pmclog_pmu_log_skip(x, cpu);
 	}
 	mutex_unlock(&pmclog_pmu_mutex);
 	return 0;
@@ -762,6 +840,7 @@ static int pmclog_pmu_cpu_offline(unsigned int cpu)
 		local_irq_disable();
 		pmclog_pmu_unprogram_local(x);
 		local_irq_enable();
+		pmclog_pmu_log_skip(x, cpu);
 	}
 	mutex_unlock(&pmclog_pmu_mutex);
 	pmclog_pmu_unthrottle_stop(cpu);
@@ -808,6 +887,7 @@ void pmclog_pmu_info_fill(struct pmclog_pmu_info *info)
 	info->busy = pmclog_pmu_slots_to_uapi(pmclog_pmu_busy_all());
 	info->reserved = pmclog_pmu_reserved_elsewhere();
 	info->taken = pmclog_pmu_slots_to_uapi(pmclog_pmu_taken);
+	info->skipped = pmclog_pmu_skipped;
 	if (pmclog_pmu_guard_slot >= 0)
 		info->taken |= 1U << pmclog_pmu_guard_slot;
 	mutex_unlock(&pmclog_pmu_mutex);
