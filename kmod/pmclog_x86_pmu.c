@@ -19,7 +19,10 @@
  * pmclog samples, and pmclog cannot take a counter while perf has events.
  * A counter whose enable bit someone set without the registry (a tool
  * writing /dev/cpu/N/msr) is left alone too.  perf does not otherwise know
- * about pmclog's counters: the registry is the whole agreement.
+ * about pmclog's counters: the registry is the whole agreement.  The
+ * registry cannot be read without reserving (a perf user starting in that
+ * moment would fail with EBUSY), so GET_PMU reports only what it refused
+ * pmclog's last tries.
  *
  * Throttling.  The NMI handler stops a counter that goes over the
  * interrupt limits (pmclog_pmu_logic.c: max_sample_rate / HZ overflows,
@@ -118,6 +121,7 @@ static u64 pmclog_pmu_skipped;		/* since load; under mutex */
 
 static DEFINE_MUTEX(pmclog_pmu_mutex);
 static u32 pmclog_pmu_taken;		/* slots our PMCs hold; under mutex */
+static u32 pmclog_pmu_refused;		/* GP slots the registry refused; mutex */
 static int pmclog_pmu_guard_slot = -1;	/* under mutex */
 static unsigned int pmclog_pmu_guard_refs;
 static LIST_HEAD(pmclog_pmu_running);	/* started PMCs; under mutex */
@@ -387,17 +391,22 @@ static void pmclog_pmu_probe_online(void)
 /* ---------------------------------------------------------------- */
 /* Reservation                                                      */
 
+/* Reserve GP @slot in the registry; remember a refusal for GET_PMU.  Mutex held. */
 static bool pmclog_pmu_reserve_gp(unsigned int slot)
 {
 	const struct pmclog_pmu_caps *caps = &pmclog_pmu_caps;
 
 	if (!reserve_perfctr_nmi(pmclog_pmu_ctr_msr(caps, slot)))
-		return false;
+		goto refused;
 	if (!reserve_evntsel_nmi(pmclog_pmu_ctl_msr(caps, slot))) {
 		release_perfctr_nmi(pmclog_pmu_ctr_msr(caps, slot));
-		return false;
+		goto refused;
 	}
+	pmclog_pmu_refused &= ~(1U << slot);
 	return true;
+refused:
+	pmclog_pmu_refused |= 1U << slot;
+	return false;
 }
 
 static void pmclog_pmu_release_gp(unsigned int slot)
@@ -420,24 +429,6 @@ static u32 pmclog_pmu_busy_all(void)
 
 	on_each_cpu(pmclog_pmu_busy_local, &busy, 1);
 	return (u32)atomic_read(&busy) & ~pmclog_pmu_taken;
-}
-
-/* GP slots the kernel's registry gives to someone else (perf).  Mutex held. */
-static u32 pmclog_pmu_reserved_elsewhere(void)
-{
-	u32 mask = 0;
-	unsigned int i;
-
-	for (i = 0; i < pmclog_pmu_caps.ngp; i++) {
-		if (pmclog_pmu_taken & (1U << i) ||
-		    i == pmclog_pmu_guard_slot)
-			continue;
-		if (pmclog_pmu_reserve_gp(i))
-			pmclog_pmu_release_gp(i);
-		else
-			mask |= 1U << i;
-	}
-	return mask;
 }
 
 /* A GP reservation that keeps perf off the PMU while we use fixed counters. */
@@ -885,7 +876,8 @@ void pmclog_pmu_info_fill(struct pmclog_pmu_info *info)
 	if (pmclog_pmu_hetero)
 		info->flags |= PMCLOG_PMU_INFO_F_HETERO;
 	info->busy = pmclog_pmu_slots_to_uapi(pmclog_pmu_busy_all());
-	info->reserved = pmclog_pmu_reserved_elsewhere();
+	/* Not probed: reserving a free counter, even for a moment, could fail perf. */
+	info->reserved = pmclog_pmu_refused & ((1U << caps->ngp) - 1);
 	info->taken = pmclog_pmu_slots_to_uapi(pmclog_pmu_taken);
 	info->skipped = pmclog_pmu_skipped;
 	if (pmclog_pmu_guard_slot >= 0)
