@@ -33,6 +33,8 @@
 extern unsigned int pmclog_nsamples;
 extern unsigned int pmclog_logbuffersize;	/* KiB */
 extern unsigned int pmclog_maxlogs;
+extern unsigned int pmclog_max_sample_rate;	/* Hz, per PMC and CPU */
+extern unsigned int pmclog_cpu_time_max_percent;	/* of a tick, in NMIs */
 
 /* Timestamps of every record: CLOCK_MONOTONIC, readable in NMI. */
 static inline u64 pmclog_clock(void)
@@ -136,6 +138,25 @@ struct pmclog_sample {
 };
 
 /*
+ * The throttles of one PMC on one CPU for one reason (RATE, CPU_TIME) not
+ * yet written as THROTTLE / UNTHROTTLE.  Throttles come from the NMI,
+ * unthrottles with interrupts off on that CPU; each time is written
+ * before its count.  The *_told fields are the drainer's.
+ */
+struct pmclog_throttle_state {
+	local_t			throttles;
+	local_t			unthrottles;
+	local64_t		stopped_ns;
+	u64			throttle_ts;	/* the last one's */
+	u64			unthrottle_ts;
+	unsigned long		throttles_told;
+	unsigned long		unthrottles_told;
+	u64			stopped_told;
+};
+
+#define PMCLOG_THROTTLE_NMI_REASONS	2	/* RATE, CPU_TIME */
+
+/*
  * Per owner, per CPU.  Producers are the interrupt handlers of the PMCs on
  * that CPU (hardirq and NMI, which may nest), consumers the drain work on
  * that CPU, or anyone once the producers are stopped.
@@ -149,6 +170,8 @@ struct pmclog_cpu {
 	local64_t		samples;	/* taken, dropped included */
 	local64_t		dropped;	/* ring was full */
 	u64			dropped_told;	/* drainer only */
+	struct pmclog_throttle_state
+		throttle[PMCLOG_MAX_PMCS][PMCLOG_THROTTLE_NMI_REASONS];
 	struct irq_work		drain_work;
 	struct pmclog_sample	ring[];
 };
@@ -256,6 +279,13 @@ unsigned long pmclog_proc_missed(void);
 int pmclog_owner_alloc_cpus(struct pmclog_owner *o);
 void pmclog_owner_free_cpus(struct pmclog_owner *o);
 void pmclog_sample_take(struct pmclog_pmc *pmc, struct pt_regs *regs);
+void pmclog_sample_throttle(struct pmclog_pmc *pmc, unsigned int reason,
+			    u64 tstamp);
+void pmclog_sample_unthrottle(struct pmclog_pmc *pmc, unsigned int reason,
+			      u64 tstamp, u64 stopped_ns);
+void pmclog_sample_write_throttle(struct pmclog_pmc *pmc, unsigned int type,
+				  unsigned int cpu, unsigned int reason,
+				  u64 tstamp, u64 stopped_ns);
 void pmclog_sample_flush_all(struct pmclog_owner *o, u64 *samples,
 			     u64 *dropped);
 

@@ -22,7 +22,10 @@
 #include "pmclog.h"
 #include "pmclog_compat.h"
 
-/* Between 10 us and 1 s: faster swamps the machine, slower is not a profile. */
+/*
+ * Between 10 us and 1 s: faster swamps the machine, slower is not a
+ * profile; and no faster than max_sample_rate (ERANGE, as for -F).
+ */
 #define PMCLOG_HRTIMER_MIN_NS	10000ULL
 #define PMCLOG_HRTIMER_MAX_NS	NSEC_PER_SEC
 
@@ -85,6 +88,8 @@ static int pmclog_hrtimer_alloc(struct pmclog_pmc *pmc)
 		ns = pmc->period ? div64_u64(NSEC_PER_SEC, pmc->period) : 0;
 	else
 		ns = pmc->period;
+	if (ns < div_u64(NSEC_PER_SEC, pmclog_max_sample_rate))
+		return -ERANGE;
 	if (ns < PMCLOG_HRTIMER_MIN_NS || ns > PMCLOG_HRTIMER_MAX_NS)
 		return -EINVAL;
 

@@ -17,6 +17,18 @@ module_param_named(nsamples, pmclog_nsamples, uint, 0444);
 MODULE_PARM_DESC(nsamples,
 		 "Samples each CPU buffers between drains, at each tick (1-65536, default 32)");
 
+/* As perf's kernel.perf_event_max_sample_rate, and with its default. */
+unsigned int pmclog_max_sample_rate = 100000;
+module_param_named(max_sample_rate, pmclog_max_sample_rate, uint, 0444);
+MODULE_PARM_DESC(max_sample_rate,
+		 "Highest sampling rate of a PMC on a CPU, Hz: ALLOCATE refuses more, the PMU source throttles more (1-1000000, default 100000)");
+
+/* As perf's kernel.perf_cpu_time_max_percent, and with its default. */
+unsigned int pmclog_cpu_time_max_percent = 25;
+module_param_named(cpu_time_max_percent, pmclog_cpu_time_max_percent, uint, 0444);
+MODULE_PARM_DESC(cpu_time_max_percent,
+		 "Share of a tick a CPU may spend in the PMU overflow handler before its PMCs are throttled to the next tick (1-100, 100: no limit; default 25)");
+
 unsigned int pmclog_logbuffersize = 1024;
 module_param_named(logbuffersize, pmclog_logbuffersize, uint, 0444);
 MODULE_PARM_DESC(logbuffersize,
@@ -37,6 +49,16 @@ static int __init pmclog_init(void)
 	}
 	if (pmclog_maxlogs < 1 || pmclog_maxlogs > 1024) {
 		pr_err("maxlogs=%u is out of range 1-1024\n", pmclog_maxlogs);
+		return -EINVAL;
+	}
+	if (pmclog_max_sample_rate < 1 || pmclog_max_sample_rate > 1000000) {
+		pr_err("max_sample_rate=%u Hz is out of range 1-1000000\n",
+		       pmclog_max_sample_rate);
+		return -EINVAL;
+	}
+	if (pmclog_cpu_time_max_percent < 1 || pmclog_cpu_time_max_percent > 100) {
+		pr_err("cpu_time_max_percent=%u is out of range 1-100\n",
+		       pmclog_cpu_time_max_percent);
 		return -EINVAL;
 	}
 	if (pmclog_logbuffersize < 64 || pmclog_logbuffersize > 262144) {
@@ -74,9 +96,10 @@ static int __init pmclog_init(void)
 		pr_err("cannot register /dev/pmclog: %d\n", ret);
 		goto err_pmu;
 	}
-	pr_info("ABI %u.%u.%u, nsamples=%u, logbuffersize=%u KiB, maxlogs=%u\n",
+	pr_info("ABI %u.%u.%u, nsamples=%u, logbuffersize=%u KiB, maxlogs=%u, max_sample_rate=%u Hz\n",
 		PMCLOG_ABI_MAJOR, PMCLOG_ABI_MINOR, PMCLOG_ABI_PATCH,
-		pmclog_nsamples, pmclog_logbuffersize, pmclog_maxlogs);
+		pmclog_nsamples, pmclog_logbuffersize, pmclog_maxlogs,
+		pmclog_max_sample_rate);
 	if (pmclog_pmu_kind() == PMCLOG_PMU_NONE)
 		pr_info("hardware PMU: none, %s; sampling with cpu-clock only\n",
 			pmclog_pmu_describe());

@@ -144,6 +144,9 @@ int pmclog_owner_allocate_locked(struct pmclog_owner *o,
 		return -EINVAL;
 	if (!req->period)
 		return -EINVAL;
+	/* As perf refuses a sample_freq above perf_event_max_sample_rate. */
+	if (req->flags & PMCLOG_PMC_F_FREQ && req->period > pmclog_max_sample_rate)
+		return -ERANGE;
 	if (o->state != PMCLOG_STATE_NEW)
 		return -EBUSY;
 	if (o->npmcs == PMCLOG_MAX_PMCS)

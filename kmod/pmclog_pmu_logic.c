@@ -8,10 +8,30 @@
  * Overflow.  Counters are loaded with -period (masked to their width), so
  * while they count towards an overflow their top bit is set.  A counter
  * whose top bit is clear has wrapped: that is how overflow is found on AMD
- * and Intel v1, and how a freeze or a release notices an overflow whose
- * interrupt has not been handled yet.  Intel v2+ says which counters
- * overflowed in GLOBAL_STATUS, acknowledged through GLOBAL_OVF_CTRL (named
- * GLOBAL_STATUS_RESET from v4, same address, same meaning of our bits).
+ * before PerfMonV2 and on Intel v1, and how a freeze or a release notices
+ * an overflow whose interrupt has not been handled yet.  Intel v2+ says
+ * which counters overflowed in GLOBAL_STATUS, acknowledged through
+ * GLOBAL_OVF_CTRL (named GLOBAL_STATUS_RESET from v4, same address, same
+ * meaning of our bits); AMD PerfMonV2 in PerfCntrGlobalStatus, cleared
+ * through PerfCntrGlobalStatusClr.
+ *
+ * Global control.  On Intel v2+ and AMD PerfMonV2 a counter counts only
+ * while its bit in the global control register is set too.  Linux clears
+ * AMD's PerfCntrGlobalCtl when a CPU comes online and sets it only while
+ * perf has events, so a counter enabled through its event select alone
+ * counts nothing on Zen 4: each slot sets its own bit, and release puts
+ * back what claim found.
+ *
+ * Throttling.  A counter whose period is shorter than the time its
+ * interrupt takes overflows again before the NMI returns and would keep
+ * its CPU in NMIs for ever (the NMI watchdog, which pmclog needs off, is
+ * not there to say so).  As perf does in __perf_event_account_interrupt()
+ * and perf_sample_event_took(), the handler counts each slot's overflows
+ * and its own time per window of a tick (struct pmclog_pmu_limits) and
+ * stops a slot over either limit until the window ends; the module's
+ * timer calls pmclog_pmu_unthrottle() then.  A throttled slot keeps its
+ * place and a whole period; process mode's freeze and thaw leave it
+ * stopped, and the unthrottle starts it only if its target still runs.
  */
 #include "pmclog_pmu_logic.h"
 
@@ -32,7 +52,32 @@ static inline unsigned int pmclog_pmu_pop(u32 *mask)
 
 static bool pmclog_pmu_has_global(const struct pmclog_pmu_caps *caps)
 {
-	return caps->kind == PMCLOG_PMU_INTEL_ARCH && caps->version >= 2;
+	return (caps->kind == PMCLOG_PMU_INTEL_ARCH ||
+		caps->kind == PMCLOG_PMU_AMD_CORE) && caps->version >= 2;
+}
+
+static bool pmclog_pmu_amd(const struct pmclog_pmu_caps *caps)
+{
+	return caps->kind == PMCLOG_PMU_AMD_CORE;
+}
+
+/* The global registers of a PMU that has them (pmclog_pmu_has_global()). */
+static u32 pmclog_pmu_global_ctl_msr(const struct pmclog_pmu_caps *caps)
+{
+	return pmclog_pmu_amd(caps) ? PMCLOG_MSR_AMD_GLOBAL_CTL :
+				      PMCLOG_MSR_GLOBAL_CTRL;
+}
+
+static u32 pmclog_pmu_global_status_msr(const struct pmclog_pmu_caps *caps)
+{
+	return pmclog_pmu_amd(caps) ? PMCLOG_MSR_AMD_GLOBAL_STATUS :
+				      PMCLOG_MSR_GLOBAL_STATUS;
+}
+
+static u32 pmclog_pmu_global_ack_msr(const struct pmclog_pmu_caps *caps)
+{
+	return pmclog_pmu_amd(caps) ? PMCLOG_MSR_AMD_GLOBAL_STATUS_CLR :
+				      PMCLOG_MSR_GLOBAL_OVF_CTRL;
 }
 
 static unsigned int pmclog_pmu_fls(u32 x)
@@ -87,6 +132,23 @@ const char *pmclog_pmu_detect(const struct pmclog_pmu_cpuid *id,
 			if (caps->fixed_width < 32 || caps->fixed_width > 64)
 				caps->fixed_width = width;
 		}
+		/*
+		 * Leaf 0x23 (hybrid parts since Meteor Lake) says which
+		 * counters this CPU kind has; the slots here are GP 0..ngp-1,
+		 * so a gap ends them.
+		 */
+		if (id->ext_counters) {
+			for (ngp = 0; ngp < 32 && id->ext_gp_mask & (1U << ngp); ngp++)
+				;
+			if (!ngp)
+				return "CPUID leaf 0x23 reports no general-purpose counter 0";
+			caps->ngp = ngp < PMCLOG_PMU_MAX_GP ? ngp : PMCLOG_PMU_MAX_GP;
+			if (caps->version >= 2) {
+				caps->fixed_mask = id->ext_fixed_mask &
+					((1U << PMCLOG_PMU_MAX_FIXED) - 1);
+				caps->nfixed = pmclog_pmu_fls(caps->fixed_mask);
+			}
+		}
 		caps->full_width_write = id->pdcm &&
 					 (id->perf_capabilities & (1ULL << 13));
 		caps->kind = PMCLOG_PMU_INTEL_ARCH;
@@ -98,6 +160,16 @@ const char *pmclog_pmu_detect(const struct pmclog_pmu_cpuid *id,
 		caps->ngp = id->perfctr_core ? 6 : 4;
 		caps->gp_width = 48;
 		caps->zen = id->family >= 0x17;
+		/* As arch/x86/events/amd/core.c: the count is CPUID's, 6 or not. */
+		if (id->perfctr_core && id->perfmon_v2) {
+			ngp = id->ext_ebx & 0xf;
+			if (!ngp) {
+				caps->kind = PMCLOG_PMU_NONE;
+				return "CPUID 0x80000022 reports PerfMonV2 without core counters";
+			}
+			caps->version = 2;
+			caps->ngp = ngp < PMCLOG_PMU_MAX_GP ? ngp : PMCLOG_PMU_MAX_GP;
+		}
 		return NULL;
 	default:
 		return "unknown CPU vendor: no supported PMU";
@@ -319,6 +391,40 @@ u64 pmclog_pmu_freq_step(u64 period, u64 dt_ns, u64 target_ns, u64 min,
 	return next > max ? max : next;
 }
 
+static u8 pmclog_pmu_min8(u8 a, u8 b)
+{
+	return a < b ? a : b;
+}
+
+bool pmclog_pmu_caps_merge(struct pmclog_pmu_caps *all,
+			   const struct pmclog_pmu_caps *cpu)
+{
+	struct pmclog_pmu_caps m = *all;
+	bool differ;
+
+	if (cpu->kind != all->kind) {
+		*all = (struct pmclog_pmu_caps){ .kind = PMCLOG_PMU_NONE };
+		return true;
+	}
+	differ = cpu->version != all->version || cpu->ngp != all->ngp ||
+		 cpu->gp_width != all->gp_width ||
+		 cpu->fixed_mask != all->fixed_mask ||
+		 cpu->fixed_width != all->fixed_width ||
+		 cpu->full_width_write != all->full_width_write ||
+		 cpu->zen != all->zen || cpu->arch_unavail != all->arch_unavail;
+	m.version = pmclog_pmu_min8(all->version, cpu->version);
+	m.ngp = pmclog_pmu_min8(all->ngp, cpu->ngp);
+	m.gp_width = pmclog_pmu_min8(all->gp_width, cpu->gp_width);
+	m.fixed_mask = all->fixed_mask & cpu->fixed_mask;
+	m.nfixed = pmclog_pmu_fls(m.fixed_mask);
+	m.fixed_width = pmclog_pmu_min8(all->fixed_width, cpu->fixed_width);
+	m.full_width_write = all->full_width_write && cpu->full_width_write;
+	m.zen = all->zen && cpu->zen;
+	m.arch_unavail = all->arch_unavail | cpu->arch_unavail;
+	*all = m;
+	return differ;
+}
+
 /* Write-read-restore on a free GP counter, as perf's check_hw_exists(). */
 bool pmclog_pmu_probe_rw(const struct pmclog_pmu_caps *caps)
 {
@@ -371,16 +477,17 @@ static void pmclog_pmu_set_fixed(unsigned int slot, u64 field)
 static void pmclog_pmu_set_global(const struct pmclog_pmu_caps *caps,
 				  unsigned int slot, bool on)
 {
+	u32 msr = pmclog_pmu_global_ctl_msr(caps);
 	u64 v;
 
 	if (!pmclog_pmu_has_global(caps))
 		return;
-	v = pmclog_pmu_rdmsr(PMCLOG_MSR_GLOBAL_CTRL);
+	v = pmclog_pmu_rdmsr(msr);
 	if (on)
 		v |= pmclog_pmu_global_bit(slot);
 	else
 		v &= ~pmclog_pmu_global_bit(slot);
-	pmclog_pmu_wrmsr(PMCLOG_MSR_GLOBAL_CTRL, v);
+	pmclog_pmu_wrmsr(msr, v);
 }
 
 static void pmclog_pmu_enable(const struct pmclog_pmu_caps *caps,
@@ -416,7 +523,7 @@ static bool pmclog_pmu_slot_overflowed(const struct pmclog_pmu_caps *caps,
 				       unsigned int slot)
 {
 	if (pmclog_pmu_has_global(caps))
-		return pmclog_pmu_rdmsr(PMCLOG_MSR_GLOBAL_STATUS) &
+		return pmclog_pmu_rdmsr(pmclog_pmu_global_status_msr(caps)) &
 		       pmclog_pmu_global_bit(slot);
 	return !(pmclog_pmu_rdmsr(pmclog_pmu_ctr_msr(caps, slot)) &
 		 pmclog_pmu_top_bit(caps, slot));
@@ -425,7 +532,7 @@ static bool pmclog_pmu_slot_overflowed(const struct pmclog_pmu_caps *caps,
 static void pmclog_pmu_ack(const struct pmclog_pmu_caps *caps, u64 gbits)
 {
 	if (pmclog_pmu_has_global(caps) && gbits)
-		pmclog_pmu_wrmsr(PMCLOG_MSR_GLOBAL_OVF_CTRL, gbits);
+		pmclog_pmu_wrmsr(pmclog_pmu_global_ack_msr(caps), gbits);
 }
 
 /*
@@ -450,7 +557,7 @@ void pmclog_pmu_claim(const struct pmclog_pmu_caps *caps,
 		s->saved.ctl = pmclog_pmu_rdmsr(pmclog_pmu_ctl_msr(caps, slot));
 	s->saved.count = pmclog_pmu_rdmsr(pmclog_pmu_ctr_msr(caps, slot));
 	s->saved.global_en = pmclog_pmu_has_global(caps) &&
-		(pmclog_pmu_rdmsr(PMCLOG_MSR_GLOBAL_CTRL) &
+		(pmclog_pmu_rdmsr(pmclog_pmu_global_ctl_msr(caps)) &
 		 pmclog_pmu_global_bit(slot));
 
 	pmclog_pmu_disable(caps, s, slot);
@@ -459,6 +566,7 @@ void pmclog_pmu_claim(const struct pmclog_pmu_caps *caps,
 	s->frozen_count = reload;
 	s->frozen_ns = 0;
 	s->last_ns = now;
+	pc->throttled &= ~bit;
 	pmclog_pmu_barrier();
 	pc->active |= bit;
 	pmclog_pmu_barrier();
@@ -485,6 +593,11 @@ void pmclog_pmu_freeze(const struct pmclog_pmu_caps *caps,
 		slot = pmclog_pmu_pop(&mask);
 		s = &pc->slot[slot];
 
+		/* Stopped, with a whole period, until its unthrottle. */
+		if (pc->throttled & (1U << slot)) {
+			pc->running &= ~(1U << slot);
+			continue;
+		}
 		pmclog_pmu_disable(caps, s, slot);
 		pc->running &= ~(1U << slot);
 		if (pmclog_pmu_slot_overflowed(caps, slot)) {
@@ -512,6 +625,11 @@ void pmclog_pmu_thaw(const struct pmclog_pmu_caps *caps,
 		slot = pmclog_pmu_pop(&mask);
 		s = &pc->slot[slot];
 
+		/* Its unthrottle starts it. */
+		if (pc->throttled & (1U << slot)) {
+			pc->running |= 1U << slot;
+			continue;
+		}
 		pmclog_pmu_load(caps, slot, s->frozen_count);
 		s->last_ns = now - s->frozen_ns;
 		pmclog_pmu_enable(caps, s, slot);
@@ -542,6 +660,12 @@ void pmclog_pmu_release(const struct pmclog_pmu_caps *caps,
 	pmclog_pmu_barrier();
 	pc->active &= ~bit;
 	pmclog_pmu_barrier();
+	/* No NMI throttles it now: its throttle, if any, ends here. */
+	if (pc->throttled & bit) {
+		pc->throttled &= ~bit;
+		pmclog_pmu_unthrottled(s->pmc, s->throttle_reason, now,
+				       now - s->throttled_at);
+	}
 
 	pmclog_pmu_load(caps, slot, s->saved.count);
 	if (PMCLOG_PMU_IS_FIXED(slot))
@@ -560,7 +684,7 @@ u32 pmclog_pmu_overflowed(const struct pmclog_pmu_caps *caps,
 	u64 st = 0;
 
 	if (pmclog_pmu_has_global(caps) && active)
-		st = pmclog_pmu_rdmsr(PMCLOG_MSR_GLOBAL_STATUS);
+		st = pmclog_pmu_rdmsr(pmclog_pmu_global_status_msr(caps));
 	while (active) {
 		slot = pmclog_pmu_pop(&active);
 		if (pmclog_pmu_has_global(caps)) {
@@ -574,29 +698,86 @@ u32 pmclog_pmu_overflowed(const struct pmclog_pmu_caps *caps,
 	return mask;
 }
 
+/* The window @now falls in: the current one, or a new one after it ended. */
+static void pmclog_pmu_window(struct pmclog_pmu_cpu *pc, u64 now)
+{
+	if (pc->win_seq && now - pc->win_start < pc->lim.tick_ns)
+		return;
+	pc->win_start = now;
+	pc->win_seq++;
+	pc->win_ns = 0;
+}
+
+/* Count an overflow of @s; the limit it goes over, or 0. */
+static unsigned int pmclog_pmu_over_limit(struct pmclog_pmu_cpu *pc,
+					  struct pmclog_pmu_slot *s)
+{
+	if (s->win_seq != pc->win_seq) {
+		s->win_seq = pc->win_seq;
+		s->overflows = 0;
+	}
+	s->overflows++;
+	if (pc->lim.max_per_tick && s->overflows > pc->lim.max_per_tick)
+		return PMCLOG_THROTTLE_RATE;
+	if (pc->lim.max_ns_per_tick && pc->win_ns > pc->lim.max_ns_per_tick)
+		return PMCLOG_THROTTLE_CPU_TIME;
+	return 0;
+}
+
+/*
+ * Stop @slot, just reloaded and acknowledged, until the window ends.  One
+ * that overflowed again since has its interrupt acknowledged and its late
+ * NMI expected; it restarts with a whole period.  In NMI.
+ */
+static void pmclog_pmu_throttle(const struct pmclog_pmu_caps *caps,
+				struct pmclog_pmu_cpu *pc, unsigned int slot,
+				unsigned int reason, u64 now)
+{
+	struct pmclog_pmu_slot *s = &pc->slot[slot];
+
+	pmclog_pmu_disable(caps, s, slot);
+	if (pmclog_pmu_slot_overflowed(caps, slot)) {
+		pmclog_pmu_ack(caps, pmclog_pmu_global_bit(slot));
+		pc->late_until = now + PMCLOG_PMU_LATE_NS;
+	}
+	s->frozen_count = pmclog_pmu_reload(caps, slot, s->period);
+	pmclog_pmu_load(caps, slot, s->frozen_count);
+	s->frozen_ns = 0;
+	s->throttle_reason = reason;
+	s->throttled_at = now;
+	s->throttled_until = pc->win_start + pc->lim.tick_ns;
+	pc->throttled |= 1U << slot;
+	pc->throttles++;
+	pmclog_pmu_throttled(s->pmc, reason, now);
+}
+
 /*
  * The NMI handler's work: sample (pmclog_pmu_sample(pmc, @arg)) and reload
- * every overflowed slot, then acknowledge them; on Intel v2+ again while
- * the status shows new overflows, a bounded number of rounds.  Returns how
- * many overflows it handled; 0 means the NMI was not ours (counted in
- * pc->foreign), unless it is the late PMI of a counter that went away.
- * The caller unmasks the LVT.
+ * every overflowed slot, then acknowledge them; with a global status (Intel
+ * v2+, AMD PerfMonV2) again while it shows new overflows, a bounded number
+ * of rounds.  A slot over the interrupt limits is sampled, then throttled.
+ * Returns how many overflows it handled; 0 means the NMI was not ours
+ * (counted in pc->foreign), unless it is the late PMI of a counter that
+ * went away.  The caller unmasks the LVT and, when it handled some,
+ * reports the handler's time (pmclog_pmu_nmi_took()).
  */
 int pmclog_pmu_handle_nmi(const struct pmclog_pmu_caps *caps,
 			  struct pmclog_pmu_cpu *pc, u64 now, void *arg)
 {
-	unsigned int round, slot;
+	unsigned int round, slot, reason;
 	int handled = 0;
-	u32 mask;
+	u32 mask, over;
 	u64 gbits;
 
 	if (!pc->active && !pc->late_until)
 		return 0;
+	pmclog_pmu_window(pc, now);
 	for (round = 0; round < PMCLOG_PMU_MAX_ROUNDS; round++) {
 		mask = pmclog_pmu_overflowed(caps, pc);
 		if (!mask)
 			break;
 		gbits = 0;
+		over = 0;
 		while (mask) {
 			struct pmclog_pmu_slot *s;
 
@@ -617,8 +798,19 @@ int pmclog_pmu_handle_nmi(const struct pmclog_pmu_caps *caps,
 			pmclog_pmu_load(caps, slot, s->frozen_count);
 			gbits |= pmclog_pmu_global_bit(slot);
 			handled++;
+			reason = pmclog_pmu_over_limit(pc, s);
+			if (reason) {
+				s->throttle_reason = reason;
+				over |= 1U << slot;
+			}
 		}
 		pmclog_pmu_ack(caps, gbits);
+		/* After the ack, so that only a new overflow shows. */
+		while (over) {
+			slot = pmclog_pmu_pop(&over);
+			pmclog_pmu_throttle(caps, pc, slot,
+					    pc->slot[slot].throttle_reason, now);
+		}
 		if (!pmclog_pmu_has_global(caps))
 			break;
 	}
@@ -632,4 +824,72 @@ int pmclog_pmu_handle_nmi(const struct pmclog_pmu_caps *caps,
 	}
 	pc->foreign++;
 	return 0;
+}
+
+/*
+ * An NMI that handled overflows ran from @start to @end: its time counts
+ * against the window's max_ns_per_tick.
+ */
+void pmclog_pmu_nmi_took(struct pmclog_pmu_cpu *pc, u64 start, u64 end)
+{
+	if (pc->win_seq && start - pc->win_start < pc->lim.tick_ns &&
+	    end > start)
+		pc->win_ns += end - start;
+}
+
+/* When the first throttled slot of this CPU may restart; 0: none is. */
+u64 pmclog_pmu_next_unthrottle(const struct pmclog_pmu_cpu *pc)
+{
+	u32 mask = pc->throttled & pc->active;
+	u64 next = 0;
+
+	while (mask) {
+		u64 until = pc->slot[pmclog_pmu_pop(&mask)].throttled_until;
+
+		if (!next || until < next)
+			next = until;
+	}
+	return next;
+}
+
+/*
+ * Restart the throttled slots whose window ended by @now (those whose
+ * target is switched out only stop being throttled), telling
+ * pmclog_pmu_unthrottled() first.  Returns when the next one may restart,
+ * 0 if none is left.  With interrupts off; an NMI may come in between,
+ * and throttle a slot again once it counts.
+ */
+u64 pmclog_pmu_unthrottle(const struct pmclog_pmu_caps *caps,
+			  struct pmclog_pmu_cpu *pc, u64 now)
+{
+	u32 mask = pc->throttled & pc->active;
+	unsigned int slot;
+	u64 next = 0;
+
+	while (mask) {
+		struct pmclog_pmu_slot *s;
+		bool run;
+		u32 bit;
+
+		slot = pmclog_pmu_pop(&mask);
+		s = &pc->slot[slot];
+		bit = 1U << slot;
+		if (s->throttled_until > now) {
+			if (!next || s->throttled_until < next)
+				next = s->throttled_until;
+			continue;
+		}
+		run = pc->running & bit;
+		if (run) {
+			pmclog_pmu_load(caps, slot, s->frozen_count);
+			s->last_ns = now - s->frozen_ns;
+		}
+		pc->throttled &= ~bit;
+		pmclog_pmu_unthrottled(s->pmc, s->throttle_reason, now,
+				       now - s->throttled_at);
+		pmclog_pmu_barrier();
+		if (run)
+			pmclog_pmu_enable(caps, s, slot);
+	}
+	return next;
 }

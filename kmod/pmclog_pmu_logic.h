@@ -2,7 +2,8 @@
 /*
  * x86 PMU programming logic that needs no kernel: CPUID decoding, event
  * select encoding, counter choice, reload arithmetic, the programming
- * sequences (claim, program, freeze, thaw, release) and overflow handling.
+ * sequences (claim, program, freeze, thaw, release), overflow handling and
+ * the interrupt limits (throttle, unthrottle).
  *
  * It is compiled into the module and into tests/unit/test_pmu.c.  MSR
  * access and the sample hook are link-time functions that the user of
@@ -59,6 +60,14 @@ typedef __s64 s64;
 #define PMCLOG_MSR_K7_EVNTSEL0		0xc0010000
 #define PMCLOG_MSR_K7_PERFCTR0		0xc0010004
 #define PMCLOG_MSR_F15H_PERF_CTL0	0xc0010200	/* CTL i at +2i, CTR i at +2i+1 */
+/* AMD PerfMonV2 (Zen 4 and later): counter i is bit i of each. */
+#define PMCLOG_MSR_AMD_GLOBAL_STATUS	0xc0000300	/* PerfCntrGlobalStatus, read-only */
+#define PMCLOG_MSR_AMD_GLOBAL_CTL	0xc0000301	/* PerfCntrGlobalCtl */
+#define PMCLOG_MSR_AMD_GLOBAL_STATUS_CLR 0xc0000302	/* write 1s: clear status bits */
+#define PMCLOG_MSR_AMD_GLOBAL_STATUS_SET 0xc0000303	/* write 1s: set status bits */
+
+/* AMD's extended performance monitoring leaf (PerfMonV2, counters). */
+#define PMCLOG_CPUID_AMD_PERFMON	0x80000022
 
 /* Event select bits (same low half on Intel and AMD). */
 #define PMCLOG_EVSEL_EVENT	0x000000ffULL
@@ -86,29 +95,39 @@ typedef __s64 s64;
 
 /* A period below this would turn the machine into an NMI storm. */
 #define PMCLOG_PMU_MIN_PERIOD	1000ULL
-#define PMCLOG_PMU_MAX_HZ	100000ULL
 #define PMCLOG_PMU_NSEC_PER_SEC	1000000000ULL
 /* An NMI that finds nothing this soon after a release may be its late PMI. */
 #define PMCLOG_PMU_LATE_NS	1000000ULL
-/* Intel: rounds of "read status, handle, ack" in one NMI. */
+/* With a global status: rounds of "read status, handle, ack" in one NMI. */
 #define PMCLOG_PMU_MAX_ROUNDS	8
 
-/* What the kernel (or a test) read from CPUID and MSRs for detection. */
+/* Intel's architectural perfmon extension leaf (counters per CPU kind). */
+#define PMCLOG_CPUID_INTEL_PERFMON_EXT	0x23
+
+/*
+ * What the kernel (or a test) read from CPUID and MSRs for detection, on
+ * one CPU: on Intel hybrid parts leaves 0xA and 0x23 differ by CPU kind.
+ */
 struct pmclog_pmu_cpuid {
 	u8	vendor;		/* PMCLOG_CPU_VENDOR_* */
 	u8	family;
 	bool	hypervisor;	/* CPUID.1:ECX[31] */
 	bool	arch_perfmon;	/* Intel: CPUID.1... X86_FEATURE_ARCH_PERFMON */
 	u32	a_eax, a_ebx, a_ecx, a_edx;	/* Intel: CPUID leaf 0xA */
+	bool	ext_counters;	/* Intel: CPUID 0x23.0:EAX[1], sub-leaf 1 valid */
+	u32	ext_gp_mask;	/* Intel: CPUID 0x23.1:EAX, GP counter bitmap */
+	u32	ext_fixed_mask;	/* Intel: CPUID 0x23.1:EBX, fixed counter bitmap */
 	bool	pdcm;		/* Intel: PERF_CAPABILITIES exists */
 	u64	perf_capabilities;
 	bool	perfctr_core;	/* AMD: CPUID 0x80000001 ECX[23] */
+	bool	perfmon_v2;	/* AMD: CPUID 0x80000022 EAX[0] */
+	u32	ext_ebx;	/* AMD: CPUID 0x80000022 EBX; [3:0] core counters */
 };
 
 /* The PMU of this machine.  Filled once by pmclog_pmu_detect(). */
 struct pmclog_pmu_caps {
 	u16	kind;		/* PMCLOG_PMU_* */
-	u8	version;	/* Intel architectural perfmon version, 0 on AMD */
+	u8	version;	/* Intel perfmon version; AMD: 2 with PerfMonV2, else 0 */
 	u8	ngp;
 	u8	nfixed;		/* highest fixed counter + 1 */
 	u8	gp_width;
@@ -131,7 +150,7 @@ struct pmclog_pmu_enc {
 struct pmclog_pmu_saved {
 	u64	ctl;		/* GP event select, or the fixed control field */
 	u64	count;
-	bool	global_en;	/* Intel v2+: its GLOBAL_CTRL bit */
+	bool	global_en;	/* its global control bit (Intel v2+, AMD v2) */
 };
 
 /* One claimed counter on one CPU.  Written by the owner of the slot. */
@@ -143,21 +162,48 @@ struct pmclog_pmu_slot {
 	u64			last_ns;	/* freq mode: last overflow */
 	u64			frozen_ns;	/* freq mode: ran before a freeze */
 	u64			frozen_count;	/* counter value at freeze */
+	u64			win_seq;	/* the window @overflows are of */
+	u32			overflows;	/* in that window */
+	u32			throttle_reason; /* PMCLOG_THROTTLE_*, if throttled */
+	u64			throttled_at;
+	u64			throttled_until; /* the end of that window */
 	struct pmclog_pmu_saved	saved;
+};
+
+/*
+ * The interrupt limits, as perf's max_samples_per_tick and
+ * perf_cpu_time_max_percent.  Time on a CPU is cut in windows of a tick,
+ * each opened by the first overflow after the last one ended.  A slot
+ * that overflows more than @max_per_tick times in a window, or overflows
+ * after the handler spent more than @max_ns_per_tick of it, is stopped
+ * (throttled) until the window ends; pmclog_pmu_unthrottle() restarts it.
+ * 0 turns a limit off; the module sets both.
+ */
+struct pmclog_pmu_limits {
+	u64	tick_ns;		/* the window */
+	u64	max_ns_per_tick;	/* handler time per window */
+	u32	max_per_tick;		/* overflows of a slot per window */
 };
 
 /*
  * Per CPU.  Touched only on its CPU: by the NMI handler, and by code that
  * runs there with interrupts off (IPIs, hotplug callbacks, the scheduler
- * hook).  @active is published last when a slot is added and cleared
- * first when one is removed, so an NMI sees only complete slots.
+ * hook, the unthrottle timer).  @active is published last when a slot is
+ * added and cleared first when one is removed, so an NMI sees only
+ * complete slots.  A slot counts while it is running and not throttled.
  */
 struct pmclog_pmu_cpu {
 	u32			active;		/* slots claimed and programmed */
-	u32			running;	/* active slots counting now */
+	u32			running;	/* active slots the target wants */
+	u32			throttled;	/* active slots the limits stopped */
 	u64			foreign;	/* NMIs that were not ours */
 	u64			handled;	/* counter overflows handled */
+	u64			throttles;	/* slots throttled, in all */
 	u64			late_until;	/* see PMCLOG_PMU_LATE_NS */
+	struct pmclog_pmu_limits lim;		/* set before the first claim */
+	u64			win_start;	/* the current window */
+	u64			win_seq;	/* windows opened; 0: none yet */
+	u64			win_ns;		/* handler time in it */
 	struct pmclog_pmu_slot	slot[PMCLOG_PMU_MAX_SLOTS];
 };
 
@@ -165,12 +211,26 @@ struct pmclog_pmu_cpu {
 u64 pmclog_pmu_rdmsr(u32 msr);
 void pmclog_pmu_wrmsr(u32 msr, u64 val);
 void pmclog_pmu_sample(void *pmc, void *arg);
+/*
+ * @pmc stopped sampling on this CPU for @reason (PMCLOG_THROTTLE_*) at
+ * @now; in NMI.  Then it is restarted, or released, after @stopped_ns;
+ * with interrupts off.
+ */
+void pmclog_pmu_throttled(void *pmc, unsigned int reason, u64 now);
+void pmclog_pmu_unthrottled(void *pmc, unsigned int reason, u64 now,
+			    u64 stopped_ns);
 
 /* Detection; returns NULL, or why there is no usable PMU. */
 const char *pmclog_pmu_detect(const struct pmclog_pmu_cpuid *id,
 			      struct pmclog_pmu_caps *caps);
 /* Whether the probed counter keeps what is written (a real PMU does). */
 bool pmclog_pmu_probe_rw(const struct pmclog_pmu_caps *caps);
+/*
+ * Fold one CPU's @cpu into @all, the counters and events every CPU so far
+ * has; returns whether they differed (CPUs of different kinds).
+ */
+bool pmclog_pmu_caps_merge(struct pmclog_pmu_caps *all,
+			   const struct pmclog_pmu_caps *cpu);
 
 /* MSR addresses. */
 u32 pmclog_pmu_ctl_msr(const struct pmclog_pmu_caps *caps, unsigned int slot);
@@ -210,5 +270,11 @@ u32 pmclog_pmu_overflowed(const struct pmclog_pmu_caps *caps,
 			  const struct pmclog_pmu_cpu *pc);
 int pmclog_pmu_handle_nmi(const struct pmclog_pmu_caps *caps,
 			  struct pmclog_pmu_cpu *pc, u64 now, void *arg);
+
+/* Throttling, on the CPU whose counters it programs. */
+void pmclog_pmu_nmi_took(struct pmclog_pmu_cpu *pc, u64 start, u64 end);
+u64 pmclog_pmu_next_unthrottle(const struct pmclog_pmu_cpu *pc);
+u64 pmclog_pmu_unthrottle(const struct pmclog_pmu_caps *caps,
+			  struct pmclog_pmu_cpu *pc, u64 now);
 
 #endif /* _PMCLOG_PMU_LOGIC_H */

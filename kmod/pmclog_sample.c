@@ -1,13 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-CPU sample rings (hwpmc's per-CPU sample buffers, nsamples deep).
+ * Per-CPU sample rings (hwpmc's per-CPU sample buffers, nsamples deep),
+ * and the records about sampling itself:
+ *
+ *   PMC interrupt (NMI, hrtimer) -> pmclog_sample_take()     -> PCSAMPLE
+ *   PMU throttle (NMI)           -> pmclog_sample_throttle()   -> THROTTLE
+ *   PMU unthrottle (irqs off)    -> pmclog_sample_unthrottle() -> UNTHROTTLE
+ *   PMC not started on a CPU     -> pmclog_sample_write_throttle()
  *
  * A PMC interrupt stores the interrupted PC in its CPU's ring and asks for
  * a lazy irq_work, which runs at that CPU's next tick (at once when the
  * tick is stopped) and moves the ring into the owner's log as PCSAMPLE
  * records, as hwpmc's soft handler does.  A full ring counts a drop:
  * samples arriving faster than nsamples per tick are lost, counted, and
- * told in a DROPNOTIFY.
+ * told in a DROPNOTIFY.  A throttle, which cannot take the log's lock in
+ * NMI either, is counted in the same per-CPU state and written by the
+ * same drain; it never takes a ring slot, so a storm that fills the ring
+ * does not lose it.
  */
 #include <linux/cpumask.h>
 #include <linux/irq_work.h>
@@ -58,6 +67,136 @@ void pmclog_sample_take(struct pmclog_pmc *pmc, struct pt_regs *regs)
 	irq_work_queue(&pc->drain_work);
 }
 
+static struct pmclog_throttle_state *
+pmclog_throttle_state(struct pmclog_cpu *pc, const struct pmclog_pmc *pmc,
+		      unsigned int reason)
+{
+	unsigned int r = reason - PMCLOG_THROTTLE_RATE;
+
+	if (!pmc->id || pmc->id > PMCLOG_MAX_PMCS ||
+	    r >= PMCLOG_THROTTLE_NMI_REASONS)
+		return NULL;
+	return &pc->throttle[pmc->id - 1][r];
+}
+
+/*
+ * @pmc stopped sampling on this CPU at @tstamp for @reason
+ * (PMCLOG_THROTTLE_RATE or _CPU_TIME).  NMI-safe: counted here, written
+ * by the drain.
+ */
+void pmclog_sample_throttle(struct pmclog_pmc *pmc, unsigned int reason,
+			    u64 tstamp)
+{
+	struct pmclog_cpu *pc = pmc->owner->cpus[smp_processor_id()];
+	struct pmclog_throttle_state *t = pmclog_throttle_state(pc, pmc, reason);
+
+	if (!t)
+		return;
+	WRITE_ONCE(t->throttle_ts, tstamp);
+	barrier();	/* the drain reads the count, then the time */
+	local_inc(&t->throttles);
+	irq_work_queue(&pc->drain_work);
+}
+
+/* Its throttle ended after @stopped_ns.  On this CPU, interrupts off. */
+void pmclog_sample_unthrottle(struct pmclog_pmc *pmc, unsigned int reason,
+			      u64 tstamp, u64 stopped_ns)
+{
+	struct pmclog_cpu *pc = pmc->owner->cpus[smp_processor_id()];
+	struct pmclog_throttle_state *t = pmclog_throttle_state(pc, pmc, reason);
+
+	if (!t)
+		return;
+	local64_add(stopped_ns, &t->stopped_ns);
+	WRITE_ONCE(t->unthrottle_ts, tstamp);
+	barrier();
+	local_inc(&t->unthrottles);
+	irq_work_queue(&pc->drain_work);
+}
+
+static void pmclog_sample_put_throttle(struct pmclog_log *log,
+				       unsigned int type, unsigned int cpu,
+				       unsigned int pmcid, unsigned int reason,
+				       unsigned long count, u64 tstamp,
+				       u64 stopped_ns)
+{
+	struct pmclog_throttle r = { };
+
+	pmclog_hdr_init(&r.header, type, sizeof(r), cpu, tstamp);
+	r.header.pmcid = pmcid;
+	r.reason = reason;
+	r.count = min_t(unsigned long, count, U32_MAX);
+	r.stopped_ns = stopped_ns;
+	pmclog_log_write_locked(log, &r);
+}
+
+/*
+ * The throttles counted since the last drain, one record per type, PMC and
+ * reason, in the order of their last change.  log->lock held.
+ */
+static void pmclog_sample_drain_throttles(struct pmclog_cpu *pc)
+{
+	struct pmclog_log *log = &pc->owner->log;
+	unsigned int i, r;
+
+	for (i = 0; i < PMCLOG_MAX_PMCS; i++) {
+		for (r = 0; r < PMCLOG_THROTTLE_NMI_REASONS; r++) {
+			struct pmclog_throttle_state *t = &pc->throttle[i][r];
+			unsigned long nt, nu;
+			u64 stopped, tts, uts;
+			bool th_first;
+
+			nt = local_read(&t->throttles) - t->throttles_told;
+			nu = local_read(&t->unthrottles) - t->unthrottles_told;
+			if (!nt && !nu)
+				continue;
+			barrier();
+			tts = READ_ONCE(t->throttle_ts);
+			uts = READ_ONCE(t->unthrottle_ts);
+			stopped = local64_read(&t->stopped_ns);
+			th_first = nt && (!nu || tts <= uts);
+			if (th_first)
+				pmclog_sample_put_throttle(log, PMCLOG_TYPE_THROTTLE,
+							   pc->cpu, i + 1,
+							   r + PMCLOG_THROTTLE_RATE,
+							   nt, tts, 0);
+			if (nu)
+				pmclog_sample_put_throttle(log, PMCLOG_TYPE_UNTHROTTLE,
+							   pc->cpu, i + 1,
+							   r + PMCLOG_THROTTLE_RATE,
+							   nu, uts,
+							   stopped - t->stopped_told);
+			if (nt && !th_first)
+				pmclog_sample_put_throttle(log, PMCLOG_TYPE_THROTTLE,
+							   pc->cpu, i + 1,
+							   r + PMCLOG_THROTTLE_RATE,
+							   nt, tts, 0);
+			t->throttles_told += nt;
+			t->unthrottles_told += nu;
+			t->stopped_told = stopped;
+		}
+	}
+}
+
+/*
+ * A THROTTLE or UNTHROTTLE (@type) of @pmc on @cpu written now, for the
+ * PMCs that did not start on a CPU (PMCLOG_THROTTLE_BUSY, _ABSENT).
+ * Process context.
+ */
+void pmclog_sample_write_throttle(struct pmclog_pmc *pmc, unsigned int type,
+				  unsigned int cpu, unsigned int reason,
+				  u64 tstamp, u64 stopped_ns)
+{
+	struct pmclog_log *log = &pmc->owner->log;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&log->lock, flags);
+	pmclog_sample_put_throttle(log, type, cpu, pmc->id, reason, 1, tstamp,
+				   stopped_ns);
+	raw_spin_unlock_irqrestore(&log->lock, flags);
+	pmclog_log_kick(log);
+}
+
 /*
  * Records a drain writes per hold of the log's lock: a raw lock, taken
  * with interrupts off, that other CPUs' drains and hooks wait for.
@@ -103,6 +242,7 @@ static void pmclog_sample_drain(struct pmclog_cpu *pc)
 		r.pc = (s->flags & PMCLOG_HF_USER) || o->kernel_addrs ? s->pc : 0;
 		pmclog_log_write_locked(log, &r);
 	}
+	pmclog_sample_drain_throttles(pc);
 	raw_spin_unlock_irqrestore(&log->lock, flags);
 	/* Producers may reuse the slots once they see the tail move. */
 	smp_store_release(&pc->tail, tail);

@@ -19,7 +19,18 @@
  * pmclog samples, and pmclog cannot take a counter while perf has events.
  * A counter whose enable bit someone set without the registry (a tool
  * writing /dev/cpu/N/msr) is left alone too.  perf does not otherwise know
- * about pmclog's counters: the registry is the whole agreement.
+ * about pmclog's counters: the registry is the whole agreement.  The
+ * registry cannot be read without reserving (a perf user starting in that
+ * moment would fail with EBUSY), so GET_PMU reports only what it refused
+ * pmclog's last tries.
+ *
+ * Throttling.  The NMI handler stops a counter that goes over the
+ * interrupt limits (pmclog_pmu_logic.c: max_sample_rate / HZ overflows,
+ * cpu_time_max_percent of a tick) and queues a hard irq_work, which arms
+ * that CPU's pinned hrtimer for the end of the tick: the timer restarts
+ * it.  Hard, both, so that PREEMPT_RT runs them in interrupt context too;
+ * an hrtimer cannot be armed from NMI.  The records go through the
+ * owner's per-CPU sample state (pmclog_sample_throttle()).
  *
  * Locking.  pmclog_pmu_mutex serialises allocation, start, stop and the
  * hotplug callbacks; it nests inside cpus_read_lock().  Per-CPU state is
@@ -29,6 +40,9 @@
 
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
+#include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -57,16 +71,57 @@ struct pmclog_x86_pmc {
 	bool			guard;		/* holds a guard reference */
 };
 
+/*
+ * What every CPU has, for allocation and GET_PMU; each CPU programs its
+ * own counters with its own (pmclog_pmu_cpu_caps), which on CPUs of
+ * different kinds (Intel hybrid) has more.  Written at load and by the
+ * online callback, under pmclog_pmu_mutex.
+ */
 static struct pmclog_pmu_caps pmclog_pmu_caps __read_mostly;
+static bool pmclog_pmu_hetero;
 static const char *pmclog_pmu_none_reason __read_mostly;
 #define PMCLOG_WHY_NO_RW \
 	"the PMU counters do not keep what is written (a virtual machine without a virtual PMU?)"
+#define PMCLOG_WHY_MIXED "the CPUs have PMUs of different vendors"
+static DEFINE_PER_CPU(struct pmclog_pmu_caps, pmclog_pmu_cpu_caps);
+static DEFINE_PER_CPU(const char *, pmclog_pmu_cpu_why);
 static DEFINE_PER_CPU(struct pmclog_pmu_cpu, pmclog_pmu_pcpu);
 static DEFINE_PER_CPU(u32, pmclog_pmu_lvtpc);	/* LVTPC before our first slot */
 static DEFINE_PER_CPU(bool, pmclog_pmu_lvt_saved);
 
+/* Per CPU: the timer that ends its throttles, and what arms it from NMI. */
+struct pmclog_pmu_unthrottler {
+	struct hrtimer		timer;
+	struct irq_work		arm;
+	unsigned int		cpu;
+};
+
+static DEFINE_PER_CPU(struct pmclog_pmu_unthrottler, pmclog_pmu_unthr);
+static bool pmclog_pmu_unthr_ready;
+
+/*
+ * A running PMC that did not start on a CPU (its counter busy there, or
+ * absent), per slot, and the THROTTLE / UNTHROTTLE that says so, left for
+ * pmclog_pmu_log_skips().  Written on the CPU with interrupts off by
+ * (un)programming, read after it under the mutex in process context.
+ */
+struct pmclog_pmu_skip {
+	u8	reason;		/* PMCLOG_THROTTLE_BUSY, _ABSENT; 0: it started */
+	u8	pending;	/* PMCLOG_TYPE_THROTTLE, _UNTHROTTLE, or 0 */
+	u64	since;
+	u64	at;		/* the pending record's time */
+};
+
+struct pmclog_pmu_skips {
+	struct pmclog_pmu_skip	slot[PMCLOG_PMU_MAX_SLOTS];
+};
+
+static DEFINE_PER_CPU(struct pmclog_pmu_skips, pmclog_pmu_skips);
+static u64 pmclog_pmu_skipped;		/* since load; under mutex */
+
 static DEFINE_MUTEX(pmclog_pmu_mutex);
 static u32 pmclog_pmu_taken;		/* slots our PMCs hold; under mutex */
+static u32 pmclog_pmu_refused;		/* GP slots the registry refused; mutex */
 static int pmclog_pmu_guard_slot = -1;	/* under mutex */
 static unsigned int pmclog_pmu_guard_refs;
 static LIST_HEAD(pmclog_pmu_running);	/* started PMCs; under mutex */
@@ -107,6 +162,85 @@ void pmclog_pmu_sample(void *pmc, void *arg)
 	pmclog_sample_take(pmc, arg);
 }
 
+void pmclog_pmu_throttled(void *pmc, unsigned int reason, u64 now)
+{
+	pmclog_sample_throttle(pmc, reason, now);
+	irq_work_queue(&this_cpu_ptr(&pmclog_pmu_unthr)->arm);
+}
+
+void pmclog_pmu_unthrottled(void *pmc, unsigned int reason, u64 now,
+			    u64 stopped_ns)
+{
+	pmclog_sample_unthrottle(pmc, reason, now, stopped_ns);
+}
+
+/* ---------------------------------------------------------------- */
+/* Throttling: the unthrottle timer                                 */
+
+/* Hard irq_work, on the CPU that throttled: arm its timer. */
+static void pmclog_pmu_arm_unthrottle(struct irq_work *w)
+{
+	struct pmclog_pmu_unthrottler *u =
+		container_of(w, struct pmclog_pmu_unthrottler, arm);
+	u64 next = pmclog_pmu_next_unthrottle(this_cpu_ptr(&pmclog_pmu_pcpu));
+
+	if (next)
+		hrtimer_start(&u->timer, ns_to_ktime(next),
+			      HRTIMER_MODE_ABS_PINNED_HARD);
+}
+
+/* Hard interrupt context, on the timer's CPU (checked: see the offline). */
+static enum hrtimer_restart pmclog_pmu_unthrottle_timer(struct hrtimer *t)
+{
+	struct pmclog_pmu_unthrottler *u =
+		container_of(t, struct pmclog_pmu_unthrottler, timer);
+	u64 next;
+
+	if (u->cpu != smp_processor_id())
+		return HRTIMER_NORESTART;
+	/* The timer's own clock: a restart is always in its future. */
+	next = pmclog_pmu_unthrottle(this_cpu_ptr(&pmclog_pmu_cpu_caps),
+				     this_cpu_ptr(&pmclog_pmu_pcpu),
+				     ktime_get_ns());
+	if (!next)
+		return HRTIMER_NORESTART;
+	hrtimer_set_expires(t, ns_to_ktime(next));
+	return HRTIMER_RESTART;
+}
+
+/* The limits every CPU's handler applies (struct pmclog_pmu_limits). */
+static void pmclog_pmu_unthrottle_init(void)
+{
+	struct pmclog_pmu_limits lim = {
+		.tick_ns = TICK_NSEC,
+		.max_per_tick = DIV_ROUND_UP(pmclog_max_sample_rate, HZ),
+	};
+	unsigned int cpu;
+
+	if (pmclog_cpu_time_max_percent < 100)
+		lim.max_ns_per_tick = div_u64((u64)TICK_NSEC *
+					      pmclog_cpu_time_max_percent, 100);
+	for_each_possible_cpu(cpu) {
+		struct pmclog_pmu_unthrottler *u = per_cpu_ptr(&pmclog_pmu_unthr, cpu);
+
+		per_cpu_ptr(&pmclog_pmu_pcpu, cpu)->lim = lim;
+		u->cpu = cpu;
+		pmclog_hrtimer_setup(&u->timer, pmclog_pmu_unthrottle_timer,
+				     CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
+		u->arm = IRQ_WORK_INIT_HARD(pmclog_pmu_arm_unthrottle);
+	}
+	pmclog_pmu_unthr_ready = true;
+}
+
+/* No slot of @cpu is active: nothing arms its timer again.  Process context. */
+static void pmclog_pmu_unthrottle_stop(unsigned int cpu)
+{
+	struct pmclog_pmu_unthrottler *u = per_cpu_ptr(&pmclog_pmu_unthr, cpu);
+
+	irq_work_sync(&u->arm);
+	hrtimer_cancel(&u->timer);
+}
+
 /* ---------------------------------------------------------------- */
 /* Detection                                                        */
 
@@ -122,6 +256,8 @@ const char *pmclog_pmu_describe(void)
 	case PMCLOG_PMU_INTEL_ARCH:
 		return "Intel architectural perfmon";
 	case PMCLOG_PMU_AMD_CORE:
+		if (pmclog_pmu_caps.version >= 2)
+			return "AMD core performance counters (PerfMonV2)";
 		return "AMD core performance counters (perfctr_core)";
 	case PMCLOG_PMU_AMD_K7:
 		return "AMD legacy performance counters (K7)";
@@ -131,68 +267,146 @@ const char *pmclog_pmu_describe(void)
 }
 
 /*
- * The PMU is detected through CPUID (pmclog_pmu_detect()), then checked to
- * keep what is written to a free counter: under QEMU/TCG every PMU MSR
- * reads 0 and drops writes without faulting, and AMD's K7 block has no
- * CPUID bit at all.
+ * This CPU's identification, as pmclog_pmu_detect() wants it.  On the CPU
+ * itself: on Intel hybrid parts leaves 0xA and 0x23 describe the counters
+ * of the kind of CPU that executes CPUID.
  */
-static void pmclog_pmu_detect_boot(void)
+static void pmclog_pmu_read_cpuid(struct pmclog_pmu_cpuid *id)
 {
 	const struct cpuinfo_x86 *c = &boot_cpu_data;
-	struct pmclog_pmu_cpuid id = { };
-	unsigned long flags;
-	bool rw;
+	u32 eax, ebx, ecx, edx;
 
 	switch (c->x86_vendor) {
 	case X86_VENDOR_INTEL:
 	case X86_VENDOR_ZHAOXIN:
-		id.vendor = PMCLOG_CPU_VENDOR_INTEL;
+		id->vendor = PMCLOG_CPU_VENDOR_INTEL;
 		break;
 	case X86_VENDOR_AMD:
 	case X86_VENDOR_HYGON:
-		id.vendor = PMCLOG_CPU_VENDOR_AMD;
+		id->vendor = PMCLOG_CPU_VENDOR_AMD;
 		break;
 	default:
-		id.vendor = PMCLOG_CPU_VENDOR_UNKNOWN;
+		id->vendor = PMCLOG_CPU_VENDOR_UNKNOWN;
 		break;
 	}
-	id.family = c->x86;
-	id.hypervisor = boot_cpu_has(X86_FEATURE_HYPERVISOR);
-	id.arch_perfmon = boot_cpu_has(X86_FEATURE_ARCH_PERFMON);
-	if (id.vendor == PMCLOG_CPU_VENDOR_INTEL && c->cpuid_level >= 0xa)
-		cpuid(0xa, &id.a_eax, &id.a_ebx, &id.a_ecx, &id.a_edx);
-	id.pdcm = boot_cpu_has(X86_FEATURE_PDCM);
-	if (id.pdcm && rdmsrl_safe(PMCLOG_MSR_PERF_CAPABILITIES,
-				   &id.perf_capabilities))
-		id.perf_capabilities = 0;
-	id.perfctr_core = boot_cpu_has(X86_FEATURE_PERFCTR_CORE);
+	id->family = c->x86;
+	id->hypervisor = boot_cpu_has(X86_FEATURE_HYPERVISOR);
+	id->arch_perfmon = boot_cpu_has(X86_FEATURE_ARCH_PERFMON);
+	if (id->vendor == PMCLOG_CPU_VENDOR_INTEL && c->cpuid_level >= 0xa)
+		cpuid(0xa, &id->a_eax, &id->a_ebx, &id->a_ecx, &id->a_edx);
+	/* Leaf 0x23 exists when CPUID.(7,1):EAX[8] says so (ARCH_PERFMON_EXT). */
+	if (id->vendor == PMCLOG_CPU_VENDOR_INTEL &&
+	    c->cpuid_level >= PMCLOG_CPUID_INTEL_PERFMON_EXT) {
+		cpuid_count(7, 1, &eax, &ebx, &ecx, &edx);
+		if (eax & BIT(8)) {
+			cpuid_count(PMCLOG_CPUID_INTEL_PERFMON_EXT, 0,
+				    &eax, &ebx, &ecx, &edx);
+			id->ext_counters = eax & BIT(1);
+		}
+		if (id->ext_counters)
+			cpuid_count(PMCLOG_CPUID_INTEL_PERFMON_EXT, 1,
+				    &id->ext_gp_mask, &id->ext_fixed_mask,
+				    &ecx, &edx);
+	}
+	id->pdcm = boot_cpu_has(X86_FEATURE_PDCM);
+	if (id->pdcm && rdmsrl_safe(PMCLOG_MSR_PERF_CAPABILITIES,
+				    &id->perf_capabilities))
+		id->perf_capabilities = 0;
+	id->perfctr_core = boot_cpu_has(X86_FEATURE_PERFCTR_CORE);
+	id->perfmon_v2 = boot_cpu_has(X86_FEATURE_PERFMON_V2);
+	if (id->perfmon_v2 && c->extended_cpuid_level >= PMCLOG_CPUID_AMD_PERFMON)
+		id->ext_ebx = cpuid_ebx(PMCLOG_CPUID_AMD_PERFMON);
+}
 
-	pmclog_pmu_none_reason = pmclog_pmu_detect(&id, &pmclog_pmu_caps);
-	if (pmclog_pmu_none_reason)
+/*
+ * This CPU's PMU, into its pmclog_pmu_cpu_caps: detected through CPUID,
+ * then checked to keep what is written to a free counter (under QEMU/TCG
+ * every PMU MSR reads 0 and drops writes without faulting, and AMD's K7
+ * block has no CPUID bit at all).  On the CPU, interrupts off.
+ */
+static void pmclog_pmu_probe_local(void *unused)
+{
+	struct pmclog_pmu_caps *caps = this_cpu_ptr(&pmclog_pmu_cpu_caps);
+	struct pmclog_pmu_cpuid id = { };
+	const char *why;
+
+	pmclog_pmu_read_cpuid(&id);
+	why = pmclog_pmu_detect(&id, caps);
+	if (!why && !pmclog_pmu_probe_rw(caps)) {
+		caps->kind = PMCLOG_PMU_NONE;
+		why = PMCLOG_WHY_NO_RW;
+	}
+	__this_cpu_write(pmclog_pmu_cpu_why, why);
+}
+
+/*
+ * What every online CPU has (pmclog_pmu_caps_merge()): the counters that
+ * allocation uses.  One CPU without a usable PMU leaves none.  Module
+ * init, cpus_read_lock() held.
+ */
+static void pmclog_pmu_detect_all(void)
+{
+	bool first = true;
+	unsigned int cpu;
+
+	on_each_cpu(pmclog_pmu_probe_local, NULL, 1);
+	for_each_online_cpu(cpu) {
+		const struct pmclog_pmu_caps *c = per_cpu_ptr(&pmclog_pmu_cpu_caps, cpu);
+
+		if (c->kind == PMCLOG_PMU_NONE) {
+			pmclog_pmu_caps = *c;
+			pmclog_pmu_none_reason = per_cpu(pmclog_pmu_cpu_why, cpu);
+			return;
+		}
+		if (first)
+			pmclog_pmu_caps = *c;
+		else if (pmclog_pmu_caps_merge(&pmclog_pmu_caps, c))
+			pmclog_pmu_hetero = true;
+		first = false;
+	}
+	if (pmclog_pmu_caps.kind == PMCLOG_PMU_NONE)
+		pmclog_pmu_none_reason = PMCLOG_WHY_MIXED;
+}
+
+/*
+ * A CPU that comes online: probe it, and narrow what allocation uses to
+ * what it has too, for the PMCs allocated from now on (those running
+ * skip it where it lacks their counter).  On the CPU; mutex held.
+ */
+static void pmclog_pmu_probe_online(void)
+{
+	struct pmclog_pmu_caps merged = pmclog_pmu_caps;
+
+	local_irq_disable();
+	pmclog_pmu_probe_local(NULL);
+	local_irq_enable();
+	if (this_cpu_ptr(&pmclog_pmu_cpu_caps)->kind != merged.kind)
 		return;
-	local_irq_save(flags);
-	rw = pmclog_pmu_probe_rw(&pmclog_pmu_caps);
-	local_irq_restore(flags);
-	if (!rw) {
-		pmclog_pmu_caps.kind = PMCLOG_PMU_NONE;
-		pmclog_pmu_none_reason = PMCLOG_WHY_NO_RW;
+	if (pmclog_pmu_caps_merge(&merged, this_cpu_ptr(&pmclog_pmu_cpu_caps))) {
+		WRITE_ONCE(pmclog_pmu_hetero, true);
+		pmclog_pmu_caps = merged;
 	}
 }
 
 /* ---------------------------------------------------------------- */
 /* Reservation                                                      */
 
+/* Reserve GP @slot in the registry; remember a refusal for GET_PMU.  Mutex held. */
 static bool pmclog_pmu_reserve_gp(unsigned int slot)
 {
 	const struct pmclog_pmu_caps *caps = &pmclog_pmu_caps;
 
 	if (!reserve_perfctr_nmi(pmclog_pmu_ctr_msr(caps, slot)))
-		return false;
+		goto refused;
 	if (!reserve_evntsel_nmi(pmclog_pmu_ctl_msr(caps, slot))) {
 		release_perfctr_nmi(pmclog_pmu_ctr_msr(caps, slot));
-		return false;
+		goto refused;
 	}
+	pmclog_pmu_refused &= ~(1U << slot);
 	return true;
+refused:
+	pmclog_pmu_refused |= 1U << slot;
+	return false;
 }
 
 static void pmclog_pmu_release_gp(unsigned int slot)
@@ -205,7 +419,7 @@ static void pmclog_pmu_release_gp(unsigned int slot)
 
 static void pmclog_pmu_busy_local(void *arg)
 {
-	atomic_or(pmclog_pmu_busy(&pmclog_pmu_caps), arg);
+	atomic_or(pmclog_pmu_busy(this_cpu_ptr(&pmclog_pmu_cpu_caps)), arg);
 }
 
 /* Slots someone else enabled on any online CPU.  cpus_read_lock held. */
@@ -215,24 +429,6 @@ static u32 pmclog_pmu_busy_all(void)
 
 	on_each_cpu(pmclog_pmu_busy_local, &busy, 1);
 	return (u32)atomic_read(&busy) & ~pmclog_pmu_taken;
-}
-
-/* GP slots the kernel's registry gives to someone else (perf).  Mutex held. */
-static u32 pmclog_pmu_reserved_elsewhere(void)
-{
-	u32 mask = 0;
-	unsigned int i;
-
-	for (i = 0; i < pmclog_pmu_caps.ngp; i++) {
-		if (pmclog_pmu_taken & (1U << i) ||
-		    i == pmclog_pmu_guard_slot)
-			continue;
-		if (pmclog_pmu_reserve_gp(i))
-			pmclog_pmu_release_gp(i);
-		else
-			mask |= 1U << i;
-	}
-	return mask;
 }
 
 /* A GP reservation that keeps perf off the PMU while we use fixed counters. */
@@ -274,29 +470,90 @@ static bool pmclog_pmu_target_here(const struct pmclog_x86_pmc *x)
 	return !o || pmclog_track_targets(o, current);
 }
 
+/*
+ * Start @arg's counter on this CPU, or leave the CPU alone and say why:
+ * it came online without that counter, or someone took the counter
+ * behind the registry's back since ALLOCATE.
+ */
 static void pmclog_pmu_program_local(void *arg)
 {
+	const struct pmclog_pmu_caps *caps = this_cpu_ptr(&pmclog_pmu_cpu_caps);
 	struct pmclog_pmu_cpu *pc = this_cpu_ptr(&pmclog_pmu_pcpu);
 	struct pmclog_x86_pmc *x = arg;
+	struct pmclog_pmu_skip *sk = &this_cpu_ptr(&pmclog_pmu_skips)->slot[x->slot];
+	u8 why = 0;
 
-	/* Taken behind our back on this CPU since ALLOCATE: leave it. */
-	if (pmclog_pmu_busy(&pmclog_pmu_caps) & (1U << x->slot))
+	if (caps->kind != pmclog_pmu_caps.kind ||
+	    !(pmclog_pmu_slots(caps) & (1U << x->slot)))
+		why = PMCLOG_THROTTLE_ABSENT;
+	else if (pmclog_pmu_busy(caps) & (1U << x->slot))
+		why = PMCLOG_THROTTLE_BUSY;
+	if (why) {
+		sk->reason = why;
+		sk->since = pmclog_clock();
+		sk->at = sk->since;
+		sk->pending = PMCLOG_TYPE_THROTTLE;
 		return;
+	}
 	if (!__this_cpu_read(pmclog_pmu_lvt_saved)) {
 		__this_cpu_write(pmclog_pmu_lvtpc, pmclog_apic_read(APIC_LVTPC));
 		__this_cpu_write(pmclog_pmu_lvt_saved, true);
 		pmclog_apic_write(APIC_LVTPC, APIC_DM_NMI);
 	}
-	pmclog_pmu_claim(&pmclog_pmu_caps, pc, x->slot, &x->init,
+	pmclog_pmu_claim(caps, pc, x->slot, &x->init,
 			 pmclog_pmu_target_here(x), pmclog_clock());
+}
+
+/*
+ * The record that (un)programming @x on @cpu left, if any.  Process
+ * context, mutex held, after the IPI or in @cpu's hotplug callback.
+ */
+static void pmclog_pmu_log_skip(struct pmclog_x86_pmc *x, unsigned int cpu)
+{
+	struct pmclog_pmu_skip *sk = &per_cpu_ptr(&pmclog_pmu_skips, cpu)->slot[x->slot];
+
+	lockdep_assert_held(&pmclog_pmu_mutex);
+	switch (sk->pending) {
+	case PMCLOG_TYPE_THROTTLE:
+		pmclog_sample_write_throttle(x->pmc, PMCLOG_TYPE_THROTTLE, cpu,
+					     sk->reason, sk->at, 0);
+		pmclog_pmu_skipped++;
+		break;
+	case PMCLOG_TYPE_UNTHROTTLE:
+		pmclog_sample_write_throttle(x->pmc, PMCLOG_TYPE_UNTHROTTLE, cpu,
+					     sk->reason, sk->at,
+					     sk->at - sk->since);
+		sk->reason = 0;
+		break;
+	default:
+		return;
+	}
+	sk->pending = 0;
+}
+
+/* As pmclog_pmu_log_skip(), for every online CPU; cpus_read_lock() held. */
+static void pmclog_pmu_log_skips(struct pmclog_x86_pmc *x)
+{
+	unsigned int cpu;
+
+	for_each_online_cpu(cpu)
+		pmclog_pmu_log_skip(x, cpu);
 }
 
 static void pmclog_pmu_unprogram_local(void *arg)
 {
 	struct pmclog_pmu_cpu *pc = this_cpu_ptr(&pmclog_pmu_pcpu);
 	struct pmclog_x86_pmc *x = arg;
+	struct pmclog_pmu_skip *sk = &this_cpu_ptr(&pmclog_pmu_skips)->slot[x->slot];
 
-	pmclog_pmu_release(&pmclog_pmu_caps, pc, x->slot, pmclog_clock());
+	/* Never started here: its skip ends. */
+	if (sk->reason) {
+		sk->at = pmclog_clock();
+		sk->pending = PMCLOG_TYPE_UNTHROTTLE;
+		return;
+	}
+	pmclog_pmu_release(this_cpu_ptr(&pmclog_pmu_cpu_caps), pc, x->slot,
+			   pmclog_clock());
 	if (!pc->active && __this_cpu_read(pmclog_pmu_lvt_saved)) {
 		pmclog_apic_write(APIC_LVTPC, __this_cpu_read(pmclog_pmu_lvtpc));
 		__this_cpu_write(pmclog_pmu_lvt_saved, false);
@@ -311,15 +568,18 @@ static void pmclog_pmu_unprogram_local(void *arg)
 static int pmclog_pmu_nmi(unsigned int cmd, struct pt_regs *regs)
 {
 	struct pmclog_pmu_cpu *pc = this_cpu_ptr(&pmclog_pmu_pcpu);
+	u64 start = pmclog_clock();
 	int handled;
 
-	handled = pmclog_pmu_handle_nmi(&pmclog_pmu_caps, pc, pmclog_clock(),
-					regs);
+	handled = pmclog_pmu_handle_nmi(this_cpu_ptr(&pmclog_pmu_cpu_caps), pc,
+					start, regs);
 	if (!handled)
 		return NMI_DONE;
 	/* Some CPUs mask the LVT entry when they deliver a PMI. */
 	if (pc->active)
 		pmclog_apic_write(APIC_LVTPC, APIC_DM_NMI);
+	/* As perf_sample_event_took(): the cost, for cpu_time_max_percent. */
+	pmclog_pmu_nmi_took(pc, start, pmclog_clock());
 	return handled;
 }
 
@@ -349,8 +609,8 @@ static void pmclog_pmu_sched_switch(void *data, bool preempt,
 	if (!(out ^ in))
 		return;
 	now = pmclog_clock();
-	pmclog_pmu_freeze(&pmclog_pmu_caps, pc, out & ~in, now);
-	pmclog_pmu_thaw(&pmclog_pmu_caps, pc, in & ~out, now);
+	pmclog_pmu_freeze(this_cpu_ptr(&pmclog_pmu_cpu_caps), pc, out & ~in, now);
+	pmclog_pmu_thaw(this_cpu_ptr(&pmclog_pmu_cpu_caps), pc, in & ~out, now);
 }
 
 static struct pmclog_tracepoint pmclog_pmu_tp_switch = {
@@ -382,6 +642,10 @@ static void pmclog_pmu_tp_put(void)
 /* ---------------------------------------------------------------- */
 /* The source                                                       */
 
+/*
+ * A counter for @pmc that every online CPU has (pmclog_pmu_caps), reserved
+ * in the kernel's registry; programmed on each CPU at start.
+ */
 static int pmclog_pmu_alloc(struct pmclog_pmc *pmc)
 {
 	const struct pmclog_pmu_caps *caps = &pmclog_pmu_caps;
@@ -391,15 +655,13 @@ static int pmclog_pmu_alloc(struct pmclog_pmc *pmc)
 	u32 busy;
 	int slot, ret;
 
-	if (caps->kind == PMCLOG_PMU_NONE)
+	if (READ_ONCE(caps->kind) == PMCLOG_PMU_NONE)
 		return -ENODEV;
-	ret = pmclog_pmu_encode(caps, pmc->event, pmc->config, pmc->flags, &enc);
-	if (ret)
-		return ret;
 	if (pmc->flags & PMCLOG_PMC_F_FREQ) {
-		if (pmc->period > PMCLOG_PMU_MAX_HZ)
-			return -EINVAL;
-		/* Start as if one event per nanosecond; the NMIs adapt it. */
+		/*
+		 * Start as if one event per nanosecond; the NMIs adapt it.
+		 * ALLOCATE refused a rate above max_sample_rate (ERANGE).
+		 */
 		period = NSEC_PER_SEC / pmc->period;
 	} else {
 		period = pmc->period;
@@ -412,6 +674,10 @@ static int pmclog_pmu_alloc(struct pmclog_pmc *pmc)
 
 	cpus_read_lock();
 	mutex_lock(&pmclog_pmu_mutex);
+	/* Under the mutex: a CPU coming online may narrow the caps. */
+	ret = pmclog_pmu_encode(caps, pmc->event, pmc->config, pmc->flags, &enc);
+	if (ret)
+		goto err_unlock;
 	busy = pmclog_pmu_busy_all() | pmclog_pmu_taken;
 	if (pmclog_pmu_guard_slot >= 0)
 		busy |= 1U << pmclog_pmu_guard_slot;
@@ -502,6 +768,7 @@ static int pmclog_pmu_start(struct pmclog_pmc *pmc)
 		   o->mode == PMCLOG_ATTACH_PROCESS ? o : NULL);
 	list_add(&x->node, &pmclog_pmu_running);
 	on_each_cpu(pmclog_pmu_program_local, x, 1);
+	pmclog_pmu_log_skips(x);
 	mutex_unlock(&pmclog_pmu_mutex);
 	cpus_read_unlock();
 	return 0;
@@ -515,6 +782,7 @@ static void pmclog_pmu_stop(struct pmclog_pmc *pmc)
 	cpus_read_lock();
 	mutex_lock(&pmclog_pmu_mutex);
 	on_each_cpu(pmclog_pmu_unprogram_local, x, 1);
+	pmclog_pmu_log_skips(x);
 	list_del_init(&x->node);
 	WRITE_ONCE(pmclog_pmu_slot_owner[x->slot], NULL);
 	mutex_unlock(&pmclog_pmu_mutex);
@@ -539,15 +807,21 @@ static int pmclog_pmu_cpu_online(unsigned int cpu)
 	struct pmclog_x86_pmc *x;
 
 	mutex_lock(&pmclog_pmu_mutex);
+	pmclog_pmu_probe_online();
 	list_for_each_entry(x, &pmclog_pmu_running, node) {
 		local_irq_disable();
 		pmclog_pmu_program_local(x);
 		local_irq_enable();
+		pmclog_pmu_log_skip(x, cpu);
 	}
 	mutex_unlock(&pmclog_pmu_mutex);
 	return 0;
 }
 
+/*
+ * On the CPU going down.  Its pinned timer would move to another CPU: it
+ * is cancelled here, and one armed meanwhile finds itself elsewhere.
+ */
 static int pmclog_pmu_cpu_offline(unsigned int cpu)
 {
 	struct pmclog_x86_pmc *x;
@@ -557,8 +831,10 @@ static int pmclog_pmu_cpu_offline(unsigned int cpu)
 		local_irq_disable();
 		pmclog_pmu_unprogram_local(x);
 		local_irq_enable();
+		pmclog_pmu_log_skip(x, cpu);
 	}
 	mutex_unlock(&pmclog_pmu_mutex);
+	pmclog_pmu_unthrottle_stop(cpu);
 	return 0;
 }
 
@@ -580,11 +856,16 @@ void pmclog_pmu_info_fill(struct pmclog_pmu_info *info)
 	unsigned int cpu;
 
 	memset(info, 0, sizeof(*info));
+	info->max_sample_rate = pmclog_max_sample_rate;
+	info->cpu_time_max_percent = pmclog_cpu_time_max_percent;
 	info->pmu = caps->kind;
 	if (caps->kind == PMCLOG_PMU_NONE) {
 		strscpy(info->reason, pmclog_pmu_none_reason, sizeof(info->reason));
 		return;
 	}
+
+	cpus_read_lock();
+	mutex_lock(&pmclog_pmu_mutex);
 	info->version = caps->version;
 	info->ngp = caps->ngp;
 	info->nfixed = caps->nfixed;
@@ -592,12 +873,13 @@ void pmclog_pmu_info_fill(struct pmclog_pmu_info *info)
 	info->fixed_width = caps->fixed_width;
 	info->events = pmclog_pmu_events(caps);
 	info->counters = pmclog_pmu_slots_to_uapi(pmclog_pmu_slots(caps));
-
-	cpus_read_lock();
-	mutex_lock(&pmclog_pmu_mutex);
+	if (pmclog_pmu_hetero)
+		info->flags |= PMCLOG_PMU_INFO_F_HETERO;
 	info->busy = pmclog_pmu_slots_to_uapi(pmclog_pmu_busy_all());
-	info->reserved = pmclog_pmu_reserved_elsewhere();
+	/* Not probed: reserving a free counter, even for a moment, could fail perf. */
+	info->reserved = pmclog_pmu_refused & ((1U << caps->ngp) - 1);
 	info->taken = pmclog_pmu_slots_to_uapi(pmclog_pmu_taken);
+	info->skipped = pmclog_pmu_skipped;
 	if (pmclog_pmu_guard_slot >= 0)
 		info->taken |= 1U << pmclog_pmu_guard_slot;
 	mutex_unlock(&pmclog_pmu_mutex);
@@ -606,6 +888,7 @@ void pmclog_pmu_info_fill(struct pmclog_pmu_info *info)
 
 		info->foreign_nmis += READ_ONCE(pc->foreign);
 		info->overflows += READ_ONCE(pc->handled);
+		info->throttles += READ_ONCE(pc->throttles);
 	}
 	cpus_read_unlock();
 	if (info->reserved)
@@ -617,36 +900,55 @@ void pmclog_pmu_info_fill(struct pmclog_pmu_info *info)
 /* ---------------------------------------------------------------- */
 /* Load and unload                                                  */
 
+/*
+ * Every online CPU is probed on itself and the hotplug callbacks, which
+ * probe the CPUs that come later, go in under the same cpus_read_lock():
+ * no CPU is left unprobed in between.
+ */
 int pmclog_pmu_init(void)
 {
-	int ret;
+	int ret = 0;
 
-	pmclog_pmu_detect_boot();
+	cpus_read_lock();
+	pmclog_pmu_detect_all();
 	if (pmclog_pmu_caps.kind == PMCLOG_PMU_NONE)
-		return 0;
+		goto out;
+	if (pmclog_pmu_hetero)
+		pr_info("the CPUs' counters differ (hybrid): using the %u general-purpose and %u fixed counters every CPU has\n",
+			pmclog_pmu_caps.ngp, hweight32(pmclog_pmu_caps.fixed_mask));
+	pmclog_pmu_unthrottle_init();
 	ret = register_nmi_handler(NMI_LOCAL, pmclog_pmu_nmi, 0, "pmclog");
 	if (ret)
-		return ret;
+		goto out;
 	pmclog_pmu_nmi_registered = true;
-	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "pmclog/pmu:online",
-					pmclog_pmu_cpu_online,
-					pmclog_pmu_cpu_offline);
+	ret = cpuhp_setup_state_nocalls_cpuslocked(CPUHP_AP_ONLINE_DYN,
+						   "pmclog/pmu:online",
+						   pmclog_pmu_cpu_online,
+						   pmclog_pmu_cpu_offline);
 	if (ret < 0)
 		goto err_nmi;
 	pmclog_pmu_hp_state = ret;
-	return 0;
+	ret = 0;
+	goto out;
 
 err_nmi:
 	unregister_nmi_handler(NMI_LOCAL, "pmclog");
 	pmclog_pmu_nmi_registered = false;
+out:
+	cpus_read_unlock();
 	return ret;
 }
 
 /* Every owner is gone (each open file pins the module): nothing runs. */
 void pmclog_pmu_exit(void)
 {
+	unsigned int cpu;
+
 	if (pmclog_pmu_hp_state >= 0)
 		cpuhp_remove_state_nocalls(pmclog_pmu_hp_state);
 	if (pmclog_pmu_nmi_registered)
 		unregister_nmi_handler(NMI_LOCAL, "pmclog");
+	if (pmclog_pmu_unthr_ready)
+		for_each_possible_cpu(cpu)
+			pmclog_pmu_unthrottle_stop(cpu);
 }

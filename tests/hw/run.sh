@@ -10,8 +10,9 @@
 # For -e cycles and -e instructions, in process mode (-- busy) with a
 # count (-c) and system-wide (-a) with a rate (-F): the log holds
 # samples of busy, and most of busy's samples land in busy_loop(), found
-# with nm(1) in the static busy binary.  Then a raw event, two events at
-# once where the tool allows, and `pmclog list` showing the counters
+# with nm(1) in the static busy binary.  Then a raw event, the interrupt
+# limits (-c 1000 is throttled, logged and reported; -F above
+# max_sample_rate is refused), and `pmclog list` showing the counters
 # free again.  Output is TAP.  Exit status: 0 all passed, 1 a failure,
 # 4 skipped (no module, no tool, no PMU, or perf holding the PMU; the
 # reason is printed).
@@ -45,8 +46,15 @@ fi
 if ! grep -qE '^  cycles +available' "$OUT/list.out"; then
 	skip_all "this PMU does not count cycles: $(grep -E '^  cycles' "$OUT/list.out")"
 fi
-if grep -q 'gp[0-9]:perf' "$OUT/list.out" && ! grep -q 'gp[0-9]:free' "$OUT/list.out"; then
-	skip_all "perf holds every counter (NMI watchdog?): sysctl kernel.nmi_watchdog=0, then run again"
+# Asking reserves nothing: perf holding the PMU shows when a record is
+# refused (EX_TEMPFAIL, 75), or as busy counters.
+if ! grep -q 'gp[0-9]:free' "$OUT/list.out"; then
+	skip_all "no free counter (perf, the NMI watchdog?): sysctl kernel.nmi_watchdog=0, then run again"
+fi
+"$PMCLOG" record -q -e cycles -c 1000000 -o "$OUT/probe.pmclog" -- true \
+	>"$OUT/probe.out" 2>"$OUT/probe.err"
+if [ "$?" -eq 75 ]; then
+	skip_all "perf holds the PMU: $(head -n 1 "$OUT/probe.err")"
 fi
 diag "$(head -n 2 "$OUT/list.out" | tr '\n' ' ')"
 
@@ -124,6 +132,48 @@ if [ "$st" -eq 0 ]; then
 	else not_ok "r00c0:u: no kernel-mode samples ($k)"; fi
 else
 	not_ok "record -e r00c0:u (exit $st: $(tail -n 1 "$OUT/raw.err"))"
+fi
+
+# The interrupt limits: cycles every 1000 events, due again before its NMI
+# returns, would lock the CPU; it is throttled each tick instead, the log
+# says so, the report counts it, and the rate stays near max_sample_rate.
+rate=$(sed -n 's/^limits: \([0-9]*\) samples per second.*/\1/p' "$OUT/list.out")
+"$PMCLOG" record -e cycles -c 1000 -o "$OUT/storm.pmclog" -- \
+	"$BUSY" -p "$OUT/storm.pid" 2 >"$OUT/storm.out" 2>"$OUT/storm.err"
+st=$?
+if [ "$st" -eq 0 ]; then
+	ok "record -e cycles -c 1000 -- busy 2 comes back"
+	"$PMCLOG" dump -i "$OUT/storm.pmclog" >"$OUT/storm.txt" 2>/dev/null
+	th=$(awk '$1 == "THROTTLE" && / reason=rate / { n++ } END { print n + 0 }' "$OUT/storm.txt")
+	un=$(awk '$1 == "UNTHROTTLE" && / reason=rate / { n++ } END { print n + 0 }' "$OUT/storm.txt")
+	ps=$(awk '$1 == "PCSAMPLE" { n++ } END { print n + 0 }' "$OUT/storm.txt")
+	diag "storm: $ps samples, $th THROTTLE and $un UNTHROTTLE records (rate), max_sample_rate ${rate:-?}"
+	if [ "$th" -ge 10 ]; then ok "storm: THROTTLE records ($th)"; else not_ok "storm: THROTTLE records ($th)"; fi
+	if [ "$un" -ge 10 ]; then ok "storm: UNTHROTTLE records ($un)"; else not_ok "storm: UNTHROTTLE records ($un)"; fi
+	# busy runs on one CPU for 2 s: about 2 * max_sample_rate at most.
+	if [ -n "$rate" ] && [ "$ps" -le $((rate * 23 / 10)) ]; then
+		ok "storm: samples within the rate limit ($ps for 2 s at ${rate}/s)"
+	else
+		not_ok "storm: samples within the rate limit ($ps for 2 s at ${rate:-?}/s)"
+	fi
+	"$PMCLOG" report -i "$OUT/storm.pmclog" >"$OUT/storm.rep" 2>"$OUT/storm.stats"
+	if grep -qE '^pmclog report: throttled by the kernel: [1-9][0-9]* times' "$OUT/storm.stats"; then
+		ok "storm: the report counts the throttles"
+	else
+		not_ok "storm: the report counts the throttles: $(grep throttled "$OUT/storm.stats")"
+	fi
+else
+	not_ok "record -e cycles -c 1000 -- busy 2 (exit $st: $(tail -n 1 "$OUT/storm.err"))"
+fi
+if [ -n "$rate" ]; then
+	"$PMCLOG" record -e cycles -F $((rate + 1)) -o "$OUT/fast.pmclog" -- true \
+		>"$OUT/fast.out" 2>"$OUT/fast.err"
+	st=$?
+	if [ "$st" -eq 64 ] && grep -q 'max_sample_rate' "$OUT/fast.err"; then
+		ok "-F above max_sample_rate is refused, with the limit"
+	else
+		not_ok "-F above max_sample_rate is refused (exit $st: $(head -n 1 "$OUT/fast.err"))"
+	fi
 fi
 
 # Every counter given back.

@@ -175,6 +175,19 @@ static inline size_t lb_ksymbol(struct logbuf *b, __u64 start, __u64 size,
 	return off;
 }
 
+/* THROTTLE or UNTHROTTLE (type) of pmcid on cpu. */
+static inline size_t lb_throttle(struct logbuf *b, unsigned int type, __u16 cpu,
+				 __u8 pmcid, __u32 reason, __u32 count,
+				 __u64 stopped_ns)
+{
+	struct pmclog_throttle r = {
+		.header.cpu = cpu, .header.pmcid = pmcid,
+		.reason = reason, .count = count, .stopped_ns = stopped_ns,
+	};
+
+	return lb_put(b, type, sizeof(r), &r, sizeof(r));
+}
+
 /* A record of a type this reader does not know, with a 16-byte body. */
 static inline size_t lb_future(struct logbuf *b, unsigned int type)
 {
@@ -201,9 +214,12 @@ static inline void lb_full_log(struct logbuf *b)
 	lb_map_out(b, 42, 0x400000, 0x401000);
 	lb_procexit(b, 42, 0);
 	lb_ksymbol(b, 0xffffffffc0001000ULL, 0x120, 0, "ext4_readdir");
+	lb_throttle(b, PMCLOG_TYPE_THROTTLE, 2, 1, PMCLOG_THROTTLE_RATE, 1, 0);
+	lb_throttle(b, PMCLOG_TYPE_UNTHROTTLE, 2, 1, PMCLOG_THROTTLE_RATE, 1,
+		    3999000);
 	lb_closelog(b, 7, 5, 1);
 }
 
-#define LB_FULL_LOG_RECORDS 13
+#define LB_FULL_LOG_RECORDS 15
 
 #endif /* LOG_BUILDER_H */

@@ -3,7 +3,9 @@
  * LD_PRELOAD stand-in for /dev/pmclog's ioctls, for test_record: the
  * version and ALLOCATE succeed (each ALLOCATE appended to $SHIM_LOG as
  * "event flags period config"), ATTACH fails with EOPNOTSUPP as a module
- * too old for the request would.  Nothing is ever read.
+ * too old for the request would.  Nothing is ever read.  With
+ * $SHIM_MAX_RATE, a frequency above it fails with ERANGE, as the module
+ * does above its max_sample_rate, and GET_PMU says that limit.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -16,6 +18,7 @@ int ioctl(int fd, unsigned long req, ...)
 {
 	static unsigned int pmcs;
 	const char *log = getenv("SHIM_LOG");
+	const char *max_rate = getenv("SHIM_MAX_RATE");
 	va_list ap;
 	void *arg;
 	FILE *f;
@@ -28,8 +31,21 @@ int ioctl(int fd, unsigned long req, ...)
 		((struct pmclog_version *)arg)->abi_version = PMCLOG_ABI_CURRENT;
 		return 0;
 	}
+	if (req == PMCLOG_IOC_GET_PMU) {
+		struct pmclog_pmu_info *p = arg;
+
+		*p = (struct pmclog_pmu_info){ .pmu = PMCLOG_PMU_NONE };
+		p->max_sample_rate = max_rate ? (__u32)strtoul(max_rate, NULL, 0) : 100000;
+		return 0;
+	}
 	if (req == PMCLOG_IOC_ALLOCATE) {
 		struct pmclog_alloc *a = arg;
+
+		if (max_rate && a->flags & PMCLOG_PMC_F_FREQ &&
+		    a->period > strtoull(max_rate, NULL, 0)) {
+			errno = ERANGE;
+			return -1;
+		}
 
 		a->pmcid = ++pmcs;
 		f = log ? fopen(log, "a") : NULL;

@@ -136,6 +136,42 @@ static void test_stats_full_log(void **state)
 	assert_int_equal(st.close.samples, 7);
 	assert_int_equal(st.close.samples_dropped, 5);
 	assert_int_equal(st.close.records_dropped, 1);
+	assert_int_equal(st.throttles, 1);
+	assert_int_equal(st.cpus_skipped, 0);
+}
+
+/* The recorder's totals: throttles apart from CPUs a PMC did not start on. */
+static void test_stats_throttles(void **state)
+{
+	struct logbuf b = { 0 };
+	struct pmclog_stats st = { 0 };
+	(void)state;
+
+	lb_initialize(&b);
+	lb_throttle(&b, PMCLOG_TYPE_THROTTLE, 1, 1, PMCLOG_THROTTLE_RATE, 3, 0);
+	lb_throttle(&b, PMCLOG_TYPE_UNTHROTTLE, 1, 1, PMCLOG_THROTTLE_RATE, 3, 12000000);
+	lb_throttle(&b, PMCLOG_TYPE_THROTTLE, 0, 1, PMCLOG_THROTTLE_CPU_TIME, 1, 0);
+	lb_throttle(&b, PMCLOG_TYPE_THROTTLE, 3, 2, PMCLOG_THROTTLE_BUSY, 1, 0);
+	lb_throttle(&b, PMCLOG_TYPE_THROTTLE, 2, 2, PMCLOG_THROTTLE_ABSENT, 1, 0);
+	assert_int_equal(pmclog_stats__account(&st, b.data, b.len), b.len);
+	assert_int_equal(st.throttles, 4);
+	assert_int_equal(st.cpus_skipped, 2);
+}
+
+/* Descendants that a -d log could not follow are counted apart. */
+static void test_stats_unfollowed(void **state)
+{
+	struct logbuf b = { 0 };
+	struct pmclog_stats st = { 0 };
+	size_t off;
+	(void)state;
+
+	lb_initialize(&b);
+	lb_procfork(&b, 42, 43);
+	off = lb_procfork(&b, 42, 44);
+	lb_header(&b, off)->flags |= PMCLOG_HF_UNFOLLOWED;
+	assert_int_equal(pmclog_stats__account(&st, b.data, b.len), b.len);
+	assert_int_equal(st.procs_unfollowed, 1);
 }
 
 /* Counting accumulates across reads, and stops at what is not a record. */
@@ -169,6 +205,8 @@ int main(void)
 		cmocka_unit_test(test_bad_events),
 		cmocka_unit_test(test_foreach),
 		cmocka_unit_test(test_stats_full_log),
+		cmocka_unit_test(test_stats_throttles),
+		cmocka_unit_test(test_stats_unfollowed),
 		cmocka_unit_test(test_stats_stops_at_garbage),
 	};
 

@@ -76,7 +76,9 @@ static void test_full_log(void **state)
 		"MAP_OUT cpu=0 ts=1000000416 pid=42 start=0x400000 end=0x401000\n"
 		"PROCEXIT cpu=0 ts=1000000456 pid=42 status=0\n"
 		"KSYMBOL cpu=0 ts=1000000480 pid=-1 start=0xffffffffc0001000 size=288 synth=0 name=ext4_readdir\n"
-		"CLOSELOG cpu=0 ts=1000000536 samples=7 samples_dropped=5 records_dropped=1\n");
+		"THROTTLE cpu=2 ts=1000000536 pmc=1 reason=rate count=1\n"
+		"UNTHROTTLE cpu=2 ts=1000000568 pmc=1 reason=rate count=1 stopped_ns=3999000\n"
+		"CLOSELOG cpu=0 ts=1000000600 samples=7 samples_dropped=5 records_dropped=1\n");
 	free(text);
 }
 
@@ -101,6 +103,24 @@ static void test_raw_event_and_kernel_map_out(void **state)
 		"MAP_OUT cpu=0 ts=1000000128 pid=-1 start=0xffffffffc0000000 end=0xffffffffc0010000\n"
 		"PROCEXIT cpu=0 ts=1000000168 pid=9 status=35584\n"
 		"KSYMBOL cpu=0 ts=1000000192 pid=-1 start=0xffffffff81234560 size=0 synth=1 name=do_sys_open\n");
+}
+
+/* Every throttle reason by name, and a newer one by number. */
+static void test_throttle_reasons(void **state)
+{
+	struct logbuf b = { 0 };
+	(void)state;
+
+	lb_initialize(&b);
+	lb_throttle(&b, PMCLOG_TYPE_THROTTLE, 3, 2, PMCLOG_THROTTLE_CPU_TIME, 2, 0);
+	lb_throttle(&b, PMCLOG_TYPE_THROTTLE, 1, 1, PMCLOG_THROTTLE_BUSY, 1, 0);
+	lb_throttle(&b, PMCLOG_TYPE_UNTHROTTLE, 1, 1, PMCLOG_THROTTLE_ABSENT, 1, 7);
+	lb_throttle(&b, PMCLOG_TYPE_THROTTLE, 0, 1, 99, 1, 0);
+	assert_dump_after_init(&b,
+		"THROTTLE cpu=3 ts=1000000056 pmc=2 reason=cpu-time count=2\n"
+		"THROTTLE cpu=1 ts=1000000088 pmc=1 reason=busy count=1\n"
+		"UNTHROTTLE cpu=1 ts=1000000120 pmc=1 reason=absent count=1 stopped_ns=7\n"
+		"THROTTLE cpu=0 ts=1000000152 pmc=1 reason=99 count=1\n");
 }
 
 /* Control bytes and backslashes are escaped: one record, one line. */
@@ -163,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_full_log),
 		cmocka_unit_test(test_raw_event_and_kernel_map_out),
 		cmocka_unit_test(test_path_escaping),
+		cmocka_unit_test(test_throttle_reasons),
 		cmocka_unit_test(test_unknown_type_and_values),
 		cmocka_unit_test(test_output_error),
 	};

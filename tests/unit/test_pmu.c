@@ -3,8 +3,10 @@
  * The x86 PMU logic of the module (kmod/pmclog_pmu_logic.c) against a
  * simulated PMU: an MSR model with counters that advance, wrap at their
  * width and raise overflows, Intel's GLOBAL_CTRL / GLOBAL_STATUS /
- * GLOBAL_OVF_CTRL for perfmon v2-v5, and the AMD perfctr_core and K7
- * layouts, where overflow is only the counter's sign.
+ * GLOBAL_OVF_CTRL for perfmon v2-v5, the AMD perfctr_core and K7 layouts,
+ * where overflow is only the counter's sign, and AMD PerfMonV2 (Zen 4),
+ * whose PerfCntrGlobalCtl gates every counter as Intel's GLOBAL_CTRL does
+ * and which Linux leaves at 0 on a CPU where perf has no events.
  *
  * The model refuses what the hardware would fault on (an MSR the PMU does
  * not have, bits beyond a counter's width) and logs every write, so the
@@ -26,9 +28,20 @@ struct sim_write {
 	u64	val;
 };
 
+/* A throttle (stopped_ns ~0) or unthrottle the logic told the module of. */
+struct sim_throttle {
+	int		pmc;
+	unsigned int	reason;
+	u64		now;
+	u64		stopped_ns;	/* ~0ULL: a throttle */
+};
+
+#define SIM_THROTTLES_MAX	16
+
 static struct sim {
 	struct pmclog_pmu_caps	caps;
 	bool	tcg;		/* every MSR reads 0, writes are dropped */
+	bool	amd_v2;		/* the hardware is a Zen 4, whatever was detected */
 	u64	ctl[PMCLOG_PMU_MAX_GP];
 	u64	ctr[PMCLOG_PMU_MAX_GP];
 	u64	fctl;
@@ -40,6 +53,8 @@ static struct sim {
 	unsigned int		nlog;
 	struct sim_write	log[SIM_LOG_MAX];
 	int	samples[4];	/* per pmc cookie */
+	unsigned int		nthrottle;
+	struct sim_throttle	throttle[SIM_THROTTLES_MAX];
 } sim;
 
 static int cookie[4] = { 0, 1, 2, 3 };
@@ -49,9 +64,14 @@ static bool sim_intel(void)
 	return sim.caps.kind == PMCLOG_PMU_INTEL_ARCH;
 }
 
+static bool sim_amd_v2(void)
+{
+	return sim.amd_v2;
+}
+
 static bool sim_global(void)
 {
-	return sim_intel() && sim.caps.version >= 2;
+	return (sim_intel() && sim.caps.version >= 2) || sim_amd_v2();
 }
 
 /* Decode @msr into a GP (0..7) or fixed (8..11) counter, control or counter. */
@@ -109,9 +129,13 @@ u64 pmclog_pmu_rdmsr(u32 msr)
 
 	if (sim.tcg)
 		return 0;
-	if (sim_global() && msr == PMCLOG_MSR_GLOBAL_CTRL)
+	if (sim_intel() && sim_global() && msr == PMCLOG_MSR_GLOBAL_CTRL)
 		return sim.gctrl;
-	if (sim_global() && msr == PMCLOG_MSR_GLOBAL_STATUS)
+	if (sim_intel() && sim_global() && msr == PMCLOG_MSR_GLOBAL_STATUS)
+		return sim.gstatus;
+	if (sim_amd_v2() && msr == PMCLOG_MSR_AMD_GLOBAL_CTL)
+		return sim.gctrl;
+	if (sim_amd_v2() && msr == PMCLOG_MSR_AMD_GLOBAL_STATUS)
 		return sim.gstatus;
 	if (sim_intel() && sim.caps.version >= 2 && msr == PMCLOG_MSR_FIXED_CTR_CTRL)
 		return sim.fctl;
@@ -133,12 +157,27 @@ void pmclog_pmu_wrmsr(u32 msr, u64 val)
 		sim.log[sim.nlog++] = (struct sim_write){ msr, val };
 	if (sim.tcg)
 		return;
-	if (sim_global() && msr == PMCLOG_MSR_GLOBAL_CTRL) {
+	if (sim_intel() && sim_global() && msr == PMCLOG_MSR_GLOBAL_CTRL) {
 		sim.gctrl = val;
 		return;
 	}
-	if (sim_global() && msr == PMCLOG_MSR_GLOBAL_OVF_CTRL) {
+	if (sim_intel() && sim_global() && msr == PMCLOG_MSR_GLOBAL_OVF_CTRL) {
 		sim.gstatus &= ~val;
+		return;
+	}
+	if (sim_amd_v2() && msr == PMCLOG_MSR_AMD_GLOBAL_CTL) {
+		if (val & ~((1ULL << sim.caps.ngp) - 1))
+			fail_msg("wrmsr PerfCntrGlobalCtl <- %#llx: no such counter (#GP)",
+				 (unsigned long long)val);
+		sim.gctrl = val;
+		return;
+	}
+	if (sim_amd_v2() && msr == PMCLOG_MSR_AMD_GLOBAL_STATUS_CLR) {
+		sim.gstatus &= ~val;
+		return;
+	}
+	if (sim_amd_v2() && msr == PMCLOG_MSR_AMD_GLOBAL_STATUS_SET) {
+		sim.gstatus |= val;
 		return;
 	}
 	if (sim_intel() && sim.caps.version >= 2 && msr == PMCLOG_MSR_FIXED_CTR_CTRL) {
@@ -171,6 +210,25 @@ void pmclog_pmu_sample(void *pmc, void *arg)
 	sim.samples[*(int *)pmc]++;
 }
 
+static void sim_throttle_event(void *pmc, unsigned int reason, u64 now, u64 stopped)
+{
+	assert_true(sim.nthrottle < SIM_THROTTLES_MAX);
+	sim.throttle[sim.nthrottle++] = (struct sim_throttle){
+		*(int *)pmc, reason, now, stopped,
+	};
+}
+
+void pmclog_pmu_throttled(void *pmc, unsigned int reason, u64 now)
+{
+	sim_throttle_event(pmc, reason, now, ~0ULL);
+}
+
+void pmclog_pmu_unthrottled(void *pmc, unsigned int reason, u64 now,
+			    u64 stopped_ns)
+{
+	sim_throttle_event(pmc, reason, now, stopped_ns);
+}
+
 /* Whether slot @i counts now, and whether its overflow interrupts. */
 static bool sim_counting(unsigned int i, bool *irq)
 {
@@ -184,6 +242,18 @@ static bool sim_counting(unsigned int i, bool *irq)
 	if (!(sim.ctl[i] & PMCLOG_EVSEL_EN))
 		return false;
 	return !sim_global() || (sim.gctrl & pmclog_pmu_global_bit(i));
+}
+
+/* Let @n ticks of events happen. */
+static void sim_advance(u64 n);
+
+/* Let GP or fixed @slot (at rate 1) reach its overflow. */
+static void sim_overflow(unsigned int slot)
+{
+	u64 c = PMCLOG_PMU_IS_FIXED(slot) ? sim.fctr[slot - PMCLOG_PMU_MAX_GP] :
+					    sim.ctr[slot];
+
+	sim_advance(pmclog_pmu_width_mask(&sim.caps, slot) + 1 - c);
 }
 
 /* Let @n ticks of events happen. */
@@ -247,6 +317,26 @@ static void sim_amd_pmu(bool core, unsigned int family)
 
 	sim_reset();
 	assert_null(pmclog_pmu_detect(&id, &sim.caps));
+}
+
+/*
+ * Zen 4 (family 19h, PerfMonV2) with @ngp core counters, as a CPU is once
+ * Linux has brought it online: PerfCntrGlobalCtl 0 (amd_pmu_cpu_reset()).
+ */
+static void sim_amd_v2_pmu(unsigned int ngp)
+{
+	struct pmclog_pmu_cpuid id = {
+		.vendor = PMCLOG_CPU_VENDOR_AMD,
+		.family = 0x19,
+		.perfctr_core = true,
+		.perfmon_v2 = true,
+		.ext_ebx = ngp | 0x10 << 4,	/* [9:4]: LBR stack, not ours */
+	};
+
+	sim_reset();
+	sim.amd_v2 = true;
+	assert_null(pmclog_pmu_detect(&id, &sim.caps));
+	assert_int_equal(sim.gctrl, 0);
 }
 
 /* A slot template as the kernel fills it. */
@@ -373,6 +463,28 @@ static void test_detect_amd(void **state)
 	assert_int_equal(enc.evtsel, 0x0964 | PMCLOG_EVSEL_USR | PMCLOG_EVSEL_INT);
 	assert_int_equal(pmclog_pmu_encode(&sim.caps, PMCLOG_EV_REF_CYCLES, 0, 0, &enc),
 			 -ENODEV);
+
+	/* Zen 3: perfctr_core without PerfMonV2, no global registers. */
+	assert_int_equal(sim.caps.version, 0);
+
+	/* Zen 4: PerfMonV2, the number of core counters from CPUID. */
+	sim_amd_v2_pmu(6);
+	assert_int_equal(sim.caps.kind, PMCLOG_PMU_AMD_CORE);
+	assert_int_equal(sim.caps.version, 2);
+	assert_int_equal(sim.caps.ngp, 6);
+	assert_int_equal(pmclog_pmu_slots(&sim.caps), 0x3f);
+	sim_amd_v2_pmu(4);
+	assert_int_equal(sim.caps.ngp, 4);
+	{
+		struct pmclog_pmu_cpuid v2 = {
+			.vendor = PMCLOG_CPU_VENDOR_AMD, .family = 0x19,
+			.perfctr_core = true, .perfmon_v2 = true, .ext_ebx = 0,
+		};
+		struct pmclog_pmu_caps caps;
+
+		assert_non_null(pmclog_pmu_detect(&v2, &caps));
+		assert_int_equal(caps.kind, PMCLOG_PMU_NONE);
+	}
 
 	sim_amd_pmu(false, 0x10);
 	assert_int_equal(sim.caps.kind, PMCLOG_PMU_AMD_K7);
@@ -538,6 +650,8 @@ static void test_width_wrap(void **state)
 	check_one_overflow(48);
 	sim_amd_pmu(true, 0x19);
 	check_one_overflow(48);
+	sim_amd_v2_pmu(6);
+	check_one_overflow(48);
 	sim_amd_pmu(false, 0x10);
 	check_one_overflow(48);
 }
@@ -582,12 +696,14 @@ static void check_multi_overflow(void)
 	assert_int_equal(sim.samples[1], 1);
 	assert_int_equal(sim.samples[2], 1);
 	assert_int_equal(sim.gstatus, 0);
-	/* One acknowledgement with the three bits (Intel v2+). */
+	/* One acknowledgement with the three bits (Intel v2+, AMD v2). */
 	if (sim_global()) {
+		u32 ack = sim_intel() ? PMCLOG_MSR_GLOBAL_OVF_CTRL :
+					PMCLOG_MSR_AMD_GLOBAL_STATUS_CLR;
 		unsigned int acks = 0;
 
 		for (i = 0; i < (int)sim.nlog; i++)
-			if (sim.log[i].msr == PMCLOG_MSR_GLOBAL_OVF_CTRL) {
+			if (sim.log[i].msr == ack) {
 				acks++;
 				assert_int_equal(__builtin_popcountll(sim.log[i].val), 3);
 			}
@@ -607,6 +723,8 @@ static void test_multi_overflow(void **state)
 	assert_null(sim_intel_pmu(5, 8, 48, 3, true));
 	check_multi_overflow();
 	sim_amd_pmu(true, 0x19);
+	check_multi_overflow();
+	sim_amd_v2_pmu(6);
 	check_multi_overflow();
 	sim_amd_pmu(false, 0x15);
 	check_multi_overflow();
@@ -708,6 +826,11 @@ static void test_restore_on_stop(void **state)
 	check_restore();
 	sim_amd_pmu(true, 0x19);
 	check_restore();
+	sim_amd_v2_pmu(6);
+	check_restore();
+	sim_amd_v2_pmu(6);
+	sim.gctrl = 0x3f;	/* perf's enable_all left every bit set */
+	check_restore();
 	sim_amd_pmu(false, 0x10);
 	check_restore();
 }
@@ -808,6 +931,314 @@ static void test_program_sequence(void **state)
 	assert_int_equal(sim.gctrl, 0xf);
 }
 
+/*
+ * Zen 4: PerfCntrGlobalCtl gates every counter and Linux leaves it 0, so a
+ * claim sets the slot's bit (and only its bit), overflow is read from
+ * PerfCntrGlobalStatus and cleared through PerfCntrGlobalStatusClr, and a
+ * release puts the register back as it was.
+ */
+static void test_amd_v2_global(void **state)
+{
+	struct pmclog_pmu_cpu pc = { 0 };
+	struct pmclog_pmu_slot s;
+	unsigned int i;
+	int slot;
+	(void)state;
+
+	/* The model: an enabled event select alone counts nothing. */
+	sim_amd_v2_pmu(6);
+	sim.ctl[5] = 0x76 | PMCLOG_EVSEL_EN | PMCLOG_EVSEL_INT;
+	sim_advance(1ULL << 48);
+	assert_int_equal(sim.ctr[5], 0);
+	assert_int_equal(sim.pmis, 0);
+	sim.ctl[5] = 0;
+
+	s = slot_for(0, PMCLOG_EV_CYCLES, 5000, &slot, 0);
+	assert_int_equal(slot, 0);
+	pmclog_pmu_claim(&sim.caps, &pc, slot, &s, true, 0);
+	assert_int_equal(sim.gctrl, 1);
+	/* Disable (select, then global bit), load, enable, global bit. */
+	assert_int_equal(sim.log[0].msr, PMCLOG_MSR_AMD_GLOBAL_CTL);
+	assert_int_equal(sim.log[0].val, 0);
+	assert_int_equal(sim.log[1].msr, PMCLOG_MSR_F15H_PERF_CTL0);
+	assert_int_equal(sim.log[2].msr, PMCLOG_MSR_F15H_PERF_CTL0 + 1);
+	assert_int_equal(sim.log[2].val, (1ULL << 48) - 5000);
+	assert_int_equal(sim.log[3].msr, PMCLOG_MSR_F15H_PERF_CTL0);
+	assert_true(sim.log[3].val & PMCLOG_EVSEL_EN);
+	assert_int_equal(sim.log[4].msr, PMCLOG_MSR_AMD_GLOBAL_CTL);
+	assert_int_equal(sim.log[4].val, 1);
+
+	sim_advance(5000);
+	assert_int_equal(sim.pmis, 1);
+	assert_int_equal(sim.gstatus, 1);
+	sim.nlog = 0;
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 1, &sim), 1);
+	assert_int_equal(sim.samples[0], 1);
+	assert_int_equal(sim.gstatus, 0);
+	for (i = 0; i < sim.nlog; i++)
+		assert_int_not_equal(sim.log[i].msr, PMCLOG_MSR_GLOBAL_OVF_CTRL);
+	/* Another counter's overflow (someone else's) is left for its owner. */
+	sim.gstatus = 1U << 3;
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 2, &sim), 0);
+	assert_int_equal(sim.gstatus, 1U << 3);
+	sim.gstatus = 0;
+
+	pmclog_pmu_release(&sim.caps, &pc, slot, 3);
+	assert_int_equal(sim.gctrl, 0);
+	sim.pmis = 0;
+	sim_advance(1ULL << 47);
+	assert_int_equal(sim.pmis, 0);
+
+	/* Zen 3 has no global registers: the model fails on any access. */
+	sim_amd_pmu(true, 0x19);
+	check_one_overflow(48);
+	for (i = 0; i < sim.nlog; i++)
+		assert_true(sim.log[i].msr < PMCLOG_MSR_AMD_GLOBAL_STATUS ||
+			    sim.log[i].msr > PMCLOG_MSR_AMD_GLOBAL_STATUS_SET);
+}
+
+/* HZ=250 as Debian's kernels, max_sample_rate 100000: 400 per tick. */
+#define TICK_NS		4000000ULL
+
+static const struct pmclog_pmu_limits perf_limits = {
+	.tick_ns = TICK_NS, .max_per_tick = 400,
+	.max_ns_per_tick = TICK_NS / 4,		/* cpu_time_max_percent 25 */
+};
+
+/*
+ * The lock-up of issue #9: a counter whose period is shorter than its
+ * NMI, here 1000 events at a rate of 10 per ns of a 2 us handler, is due
+ * again as each NMI returns.  Without a limit it re-fires for ever; with
+ * the limits, the 401st overflow of the tick throttles it and it stays
+ * stopped (and silent) until the tick ends, then counts again.
+ */
+static void check_storm(void)
+{
+	struct pmclog_pmu_cpu pc = { .lim = perf_limits };
+	struct pmclog_pmu_slot s;
+	u64 now = 1000, start;
+	int slot, nmis = 0, pmis;
+
+	s = slot_for(0, PMCLOG_EV_BRANCHES, 1000, &slot, 0);
+	pmclog_pmu_claim(&sim.caps, &pc, slot, &s, true, now);
+	start = now;
+	sim_advance(1000);
+	while (sim.pmis > nmis && nmis < 10000) {
+		nmis++;
+		assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, &sim), 1);
+		pmclog_pmu_nmi_took(&pc, now, now + 2000);
+		now += 2000;
+		sim_advance(1000);	/* due again before it returns */
+	}
+	assert_int_equal(nmis, 401);
+	assert_int_equal(sim.samples[0], 401);
+	assert_int_equal(pc.throttled, 1U << slot);
+	assert_int_equal(pc.throttles, 1);
+	assert_int_equal(sim.nthrottle, 1);
+	assert_int_equal(sim.throttle[0].pmc, 0);
+	assert_int_equal(sim.throttle[0].reason, PMCLOG_THROTTLE_RATE);
+	assert_int_equal(sim.throttle[0].stopped_ns, ~0ULL);
+	/* Stopped: whatever happens, no interrupt, with a whole period loaded. */
+	pmis = sim.pmis;
+	sim_advance(1ULL << 40);
+	assert_int_equal(sim.pmis, pmis);
+	assert_int_equal((1ULL << sim.caps.gp_width) - sim.ctr[slot], 1000);
+	if (sim_global())
+		assert_int_equal(sim.gstatus, 0);
+
+	/* Not before the tick ends; then it counts again, and says so. */
+	assert_int_equal(pmclog_pmu_next_unthrottle(&pc), start + TICK_NS);
+	assert_int_equal(pmclog_pmu_unthrottle(&sim.caps, &pc, start + TICK_NS - 1),
+			 start + TICK_NS);
+	assert_int_equal(pc.throttled, 1U << slot);
+	assert_int_equal(sim.nthrottle, 1);
+	now = start + TICK_NS;
+	assert_int_equal(pmclog_pmu_unthrottle(&sim.caps, &pc, now), 0);
+	assert_int_equal(pc.throttled, 0);
+	assert_int_equal(pmclog_pmu_next_unthrottle(&pc), 0);
+	assert_int_equal(sim.nthrottle, 2);
+	assert_int_equal(sim.throttle[1].reason, PMCLOG_THROTTLE_RATE);
+	assert_int_equal(sim.throttle[1].now, now);
+	assert_int_equal(sim.throttle[1].stopped_ns, now - sim.throttle[0].now);
+	sim_advance(999);
+	assert_int_equal(sim.pmis, pmis);
+	sim_advance(1);
+	assert_int_equal(sim.pmis, pmis + 1);
+	/* A new tick: a new budget. */
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now + 10, &sim), 1);
+	assert_int_equal(pc.throttled, 0);
+	assert_int_equal(sim.samples[0], 402);
+	pmclog_pmu_release(&sim.caps, &pc, slot, now + 20);
+}
+
+static void test_throttle_storm(void **state)
+{
+	(void)state;
+	assert_null(sim_intel_pmu(4, 4, 48, 3, true));
+	check_storm();
+	assert_null(sim_intel_pmu(1, 2, 40, 0, false));
+	check_storm();
+	sim_amd_v2_pmu(6);
+	check_storm();
+	sim_amd_pmu(true, 0x17);
+	check_storm();
+	sim_amd_pmu(false, 0x10);
+	check_storm();
+}
+
+/*
+ * At max_sample_rate, a tick holds max_per_tick overflows: no throttle;
+ * a rate just above it is throttled at the first excess overflow.  The
+ * window is per CPU, each slot's count its own.
+ */
+static void test_throttle_rate_limit(void **state)
+{
+	struct pmclog_pmu_cpu pc = { .lim = perf_limits };
+	struct pmclog_pmu_slot s;
+	u64 now = 0;
+	int a, b, i;
+	(void)state;
+
+	assert_null(sim_intel_pmu(4, 4, 48, 3, true));
+	s = slot_for(0, PMCLOG_EV_BRANCHES, 1000, &a, 0);
+	pmclog_pmu_claim(&sim.caps, &pc, a, &s, true, 0);
+	s = slot_for(1, PMCLOG_EV_INSTRUCTIONS, 1000, &b, 1U << a);
+	pmclog_pmu_claim(&sim.caps, &pc, b, &s, true, 0);
+	/* 100 kHz for 5 ticks: 10 us apart, both at once. */
+	for (i = 0; i < 2000; i++) {
+		sim_advance(1000);
+		now = 1 + (u64)i * 10000;
+		assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, &sim), 2);
+		pmclog_pmu_nmi_took(&pc, now, now + 1000);	/* 10% of the CPU */
+	}
+	assert_int_equal(pc.throttles, 0);
+	assert_int_equal(sim.samples[0], 2000);
+	/* Slot b only, 401 in the next tick: throttled; a is not. */
+	pmclog_pmu_freeze(&sim.caps, &pc, 1U << a, now);
+	now += TICK_NS;
+	for (i = 0; i < 401; i++) {
+		sim_advance(1000);
+		now += 9000;
+		assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, &sim), 1);
+	}
+	assert_int_equal(pc.throttled, 1U << b);
+	assert_int_equal(sim.nthrottle, 1);
+	assert_int_equal(sim.throttle[0].pmc, 1);
+	/* The frozen slot is not touched by an unthrottle; b restarts. */
+	pmclog_pmu_thaw(&sim.caps, &pc, 1U << a, now);
+	assert_int_equal(pmclog_pmu_unthrottle(&sim.caps, &pc, now + TICK_NS), 0);
+	assert_int_equal(pc.running & pc.active, (1U << a) | (1U << b));
+	sim.pmis = 0;
+	sim_advance(1000);
+	assert_int_equal(sim.pmis, 2);
+}
+
+/*
+ * perf_cpu_time_max_percent: an NMI that is slow (a slow machine, a long
+ * sample) eats the tick at a rate the count limit allows; once the
+ * handler has spent a quarter of the window, the next overflow throttles.
+ */
+static void test_throttle_cpu_time(void **state)
+{
+	struct pmclog_pmu_cpu pc = { .lim = perf_limits };
+	struct pmclog_pmu_slot s;
+	u64 now = 100;
+	int slot, i;
+	(void)state;
+
+	sim_amd_v2_pmu(6);
+	s = slot_for(2, PMCLOG_EV_CYCLES, 1000000, &slot, 0);
+	pmclog_pmu_claim(&sim.caps, &pc, slot, &s, true, now);
+	for (i = 0; i < 5; i++) {
+		sim_advance(1000000);
+		assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, &sim), 1);
+		assert_int_equal(pc.throttled, 0);
+		pmclog_pmu_nmi_took(&pc, now, now + 250000);	/* 250 us each */
+		now += 260000;
+	}
+	assert_int_equal(pc.win_ns, 1250000);
+	sim_advance(1000000);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, &sim), 1);
+	assert_int_equal(pc.throttled, 1U << slot);
+	assert_int_equal(sim.samples[2], 6);
+	assert_int_equal(sim.nthrottle, 1);
+	assert_int_equal(sim.throttle[0].reason, PMCLOG_THROTTLE_CPU_TIME);
+	assert_int_equal(sim.gctrl, 0);		/* its global bit is off */
+	/* The time of an NMI of another window does not count in this one. */
+	pmclog_pmu_nmi_took(&pc, now + TICK_NS, now + TICK_NS + 5);
+	assert_int_equal(pc.win_ns, 1250000);
+	assert_int_equal(pmclog_pmu_unthrottle(&sim.caps, &pc, 100 + TICK_NS), 0);
+	assert_int_equal(sim.gctrl, 1U << slot);
+	assert_int_equal(sim.throttle[1].reason, PMCLOG_THROTTLE_CPU_TIME);
+	/* The next tick starts with nothing spent. */
+	sim_advance(1000000);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 100 + TICK_NS + 1, &sim), 1);
+	assert_int_equal(pc.win_ns, 0);
+	assert_int_equal(pc.throttled, 0);
+}
+
+/*
+ * Process mode and stop: a throttled slot that is switched out stays
+ * stopped, its unthrottle only clears it, and the thaw that follows starts
+ * it; released while throttled, its throttle ends there, the registers
+ * put back.  In frequency mode the stopped time is no counting time.
+ */
+static void test_throttle_freeze_release(void **state)
+{
+	struct pmclog_pmu_cpu pc = { .lim = { .tick_ns = TICK_NS, .max_per_tick = 1 } };
+	struct pmclog_pmu_slot s;
+	u64 gctrl;
+	int slot;
+	(void)state;
+
+	assert_null(sim_intel_pmu(4, 4, 48, 3, true));
+	gctrl = sim.gctrl;
+	s = slot_for(0, PMCLOG_EV_BRANCHES, 1000, &slot, 0);
+	s.target_ns = 1000000;
+	pmclog_pmu_claim(&sim.caps, &pc, slot, &s, true, 0);
+	sim_overflow(slot);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 10, &sim), 1);
+	sim_overflow(slot);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 20, &sim), 1);
+	assert_int_equal(pc.throttled, 1U << slot);
+	/* Switched out and in again while throttled: still stopped. */
+	pmclog_pmu_freeze(&sim.caps, &pc, 1U << slot, 30);
+	assert_int_equal(pc.running, 0);
+	pmclog_pmu_thaw(&sim.caps, &pc, 1U << slot, 40);
+	assert_int_equal(pc.running, 1U << slot);
+	sim.pmis = 0;
+	sim_advance(1ULL << 40);
+	assert_int_equal(sim.pmis, 0);
+	/* Switched out at the end of the tick: cleared, not started. */
+	pmclog_pmu_freeze(&sim.caps, &pc, 1U << slot, 50);
+	assert_int_equal(pmclog_pmu_unthrottle(&sim.caps, &pc, 10 + TICK_NS), 0);
+	assert_int_equal(pc.throttled, 0);
+	assert_int_equal(sim.nthrottle, 2);
+	sim_advance(1ULL << 40);
+	assert_int_equal(sim.pmis, 0);
+	/* Switched in 1 ms later: counts, and its period sees 0 ns spent. */
+	pmclog_pmu_thaw(&sim.caps, &pc, 1U << slot, 10 + TICK_NS + 1000000);
+	assert_int_equal(pc.slot[slot].last_ns, 10 + TICK_NS + 1000000);
+	sim_overflow(slot);
+	assert_int_equal(sim.pmis, 1);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 10 + TICK_NS + 2000000, &sim), 1);
+
+	/* Throttled again, then released: the throttle ends with the slot. */
+	sim_overflow(slot);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 10 + TICK_NS + 2000010, &sim), 1);
+	assert_int_equal(pc.throttled, 1U << slot);
+	assert_int_equal(sim.nthrottle, 3);
+	pmclog_pmu_release(&sim.caps, &pc, slot, 10 + TICK_NS + 2000110);
+	assert_int_equal(pc.throttled, 0);
+	assert_int_equal(sim.nthrottle, 4);
+	assert_int_equal(sim.throttle[3].stopped_ns, 100);
+	assert_int_equal(sim.gctrl, gctrl);
+	assert_int_equal(sim.ctl[slot], 0);
+	assert_int_equal(pmclog_pmu_next_unthrottle(&pc), 0);
+	assert_int_equal(pmclog_pmu_unthrottle(&sim.caps, &pc, ~0ULL), 0);
+	assert_int_equal(sim.nthrottle, 4);
+}
+
 static void test_freq_step(void **state)
 {
 	const u64 rate = 3;		/* events per ns: a 3 GHz cycle counter */
@@ -866,6 +1297,98 @@ static void test_freq_nmi(void **state)
 	assert_true(pc.slot[slot].period > 199000 && pc.slot[slot].period < 201000);
 }
 
+/*
+ * Intel hybrid: each CPU kind has its own counters (leaf 0xA, and leaf
+ * 0x23 from Meteor Lake on), read on the CPU itself.  Here a P-core with
+ * 8 GP and fixed 0-3 and an E-core with 6 GP and fixed 0-2, which also
+ * lacks an event.  Allocation uses what every CPU has; each CPU is
+ * programmed with its own.
+ */
+static const struct pmclog_pmu_cpuid pcore_id = {
+	.vendor = PMCLOG_CPU_VENDOR_INTEL, .family = 6, .arch_perfmon = true,
+	.a_eax = 5 | 8 << 8 | 48 << 16 | 7U << 24,
+	.a_ecx = 0xf, .a_edx = 4 | 48 << 5,
+	.pdcm = true, .perf_capabilities = 1ULL << 13,
+	.ext_counters = true, .ext_gp_mask = 0xff, .ext_fixed_mask = 0xf,
+};
+
+static const struct pmclog_pmu_cpuid ecore_id = {
+	.vendor = PMCLOG_CPU_VENDOR_INTEL, .family = 6, .arch_perfmon = true,
+	.a_eax = 5 | 6 << 8 | 48 << 16 | 7U << 24,
+	.a_ebx = 1U << 4,	/* no architectural LLC-misses */
+	.a_ecx = 0x7, .a_edx = 3 | 48 << 5,
+	.pdcm = true, .perf_capabilities = 1ULL << 13,
+	.ext_counters = true, .ext_gp_mask = 0x3f, .ext_fixed_mask = 0x7,
+};
+
+static void test_hybrid(void **state)
+{
+	struct pmclog_pmu_caps p, e, all;
+	struct pmclog_pmu_cpuid id = pcore_id;
+	struct pmclog_pmu_cpu pc = { 0 };
+	struct pmclog_pmu_enc br;
+	struct pmclog_pmu_slot s;
+	int slot;
+	(void)state;
+
+	assert_null(pmclog_pmu_detect(&pcore_id, &p));
+	assert_null(pmclog_pmu_detect(&ecore_id, &e));
+	assert_int_equal(p.ngp, 8);
+	assert_int_equal(p.fixed_mask, 0xf);
+	assert_int_equal(e.ngp, 6);
+	assert_int_equal(e.fixed_mask, 0x7);
+	/* Leaf 0x23 wins over 0xA; a gap in its bitmap ends the GP slots. */
+	id.a_eax = 5 | 4 << 8 | 48 << 16 | 7U << 24;
+	id.ext_gp_mask = 0xf7;
+	id.ext_fixed_mask = 0x5;
+	assert_null(pmclog_pmu_detect(&id, &all));
+	assert_int_equal(all.ngp, 3);
+	assert_int_equal(all.fixed_mask, 0x5);
+	id.ext_gp_mask = 0;
+	assert_non_null(pmclog_pmu_detect(&id, &all));
+
+	/* The boot CPU is a P-core: what it says is not what every CPU has. */
+	all = p;
+	assert_false(pmclog_pmu_caps_merge(&all, &p));
+	assert_true(pmclog_pmu_caps_merge(&all, &e));
+	assert_int_equal(all.kind, PMCLOG_PMU_INTEL_ARCH);
+	assert_int_equal(all.ngp, 6);
+	assert_int_equal(all.fixed_mask, 0x7);
+	assert_int_equal(all.nfixed, 3);
+	assert_true(all.full_width_write);
+	assert_int_equal(pmclog_pmu_slots(&all), pmclog_pmu_slots(&e));
+	assert_false(pmclog_pmu_events(&all) & (1U << PMCLOG_EV_CACHE_MISSES));
+	assert_true(pmclog_pmu_events(&p) & (1U << PMCLOG_EV_CACHE_MISSES));
+	/* Folding in either kind again changes nothing. */
+	assert_true(pmclog_pmu_caps_merge(&all, &p));
+	assert_false(pmclog_pmu_caps_merge(&all, &e));
+	assert_int_equal(all.ngp, 6);
+
+	/* GP 0-5 taken: the P-core alone would give GP 6, absent on E-cores. */
+	assert_int_equal(pmclog_pmu_encode(&all, PMCLOG_EV_BRANCHES, 0,
+					   PMCLOG_PMC_F_ALL, &br), 0);
+	assert_int_equal(pmclog_pmu_pick(&p, &br, 0x3f), 6);
+	assert_int_equal(pmclog_pmu_pick(&all, &br, 0x3f), -EBUSY);
+
+	/* An E-core programs what allocation picked with its own caps. */
+	sim_reset();
+	sim.caps = e;
+	sim.gctrl = 0x3f;
+	s = slot_for(0, PMCLOG_EV_BRANCHES, 1000, &slot, 0);
+	assert_true(pmclog_pmu_slots(&all) & (1U << slot));
+	pmclog_pmu_claim(&e, &pc, slot, &s, true, 0);
+	assert_int_equal(pmclog_pmu_busy(&e), 1U << slot);
+	sim_advance(1000);
+	assert_int_equal(pmclog_pmu_handle_nmi(&e, &pc, 1, &sim), 1);
+	pmclog_pmu_release(&e, &pc, slot, 2);
+
+	/* Another vendor, or a CPU without a PMU: nothing every CPU has. */
+	all = p;
+	sim_amd_pmu(true, 0x19);
+	assert_true(pmclog_pmu_caps_merge(&all, &sim.caps));
+	assert_int_equal(all.kind, PMCLOG_PMU_NONE);
+}
+
 static void test_probe_rw(void **state)
 {
 	(void)state;
@@ -903,8 +1426,14 @@ int main(void)
 		cmocka_unit_test(test_restore_legacy_width),
 		cmocka_unit_test(test_freeze_thaw),
 		cmocka_unit_test(test_program_sequence),
+		cmocka_unit_test(test_amd_v2_global),
+		cmocka_unit_test(test_throttle_storm),
+		cmocka_unit_test(test_throttle_rate_limit),
+		cmocka_unit_test(test_throttle_cpu_time),
+		cmocka_unit_test(test_throttle_freeze_release),
 		cmocka_unit_test(test_freq_step),
 		cmocka_unit_test(test_freq_nmi),
+		cmocka_unit_test(test_hybrid),
 		cmocka_unit_test(test_probe_rw),
 	};
 

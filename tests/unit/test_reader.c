@@ -167,6 +167,19 @@ static void test_full_log_fields(void **state)
 	assert_null(rec.path);
 
 	assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	assert_int_equal(rec.type, PMCLOG_TYPE_THROTTLE);
+	assert_int_equal(rec.length, 32);
+	assert_int_equal(rec.cpu, 2);
+	assert_int_equal(rec.pmcid, 1);
+	assert_int_equal(rec.rec.throttle->reason, PMCLOG_THROTTLE_RATE);
+	assert_int_equal(rec.rec.throttle->count, 1);
+	assert_null(rec.name);
+	assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	assert_int_equal(rec.type, PMCLOG_TYPE_UNTHROTTLE);
+	assert_int_equal(rec.rec.throttle->reason, PMCLOG_THROTTLE_RATE);
+	assert_int_equal(rec.rec.throttle->stopped_ns, 3999000);
+
+	assert_int_equal(pmclog_reader__next(r, &rec), 1);
 	assert_int_equal(rec.type, PMCLOG_TYPE_CLOSELOG);
 	assert_int_equal(rec.rec.closelog->samples, 7);
 	assert_int_equal(rec.offset + rec.length, b.len);
@@ -469,6 +482,20 @@ static void test_length_below_fixed_size(void **state)
 		     "PCSAMPLE record at offset 56 is 24 bytes: expected at least 32");
 }
 
+/* A THROTTLE cut to the header's size is refused, for both types. */
+static void test_throttle_too_short(void **state)
+{
+	struct logbuf b = { 0 };
+	size_t off;
+	(void)state;
+
+	lb_initialize(&b);
+	off = lb_throttle(&b, PMCLOG_TYPE_UNTHROTTLE, 0, 1, PMCLOG_THROTTLE_RATE, 1, 5);
+	lb_header(&b, off)->length = 24;
+	assert_error(&b, EBADMSG, off,
+		     "UNTHROTTLE record at offset 56 is 24 bytes: expected at least 32");
+}
+
 /* Length 0 must be refused, not read as an endless run of empty records. */
 static void test_length_zero(void **state)
 {
@@ -765,6 +792,10 @@ static void test_min_sizes_and_names(void **state)
 	assert_int_equal(pmclog_record_min_size(200), 0);
 	assert_null(pmclog_type_name(0));
 	assert_string_equal(pmclog_type_name(PMCLOG_TYPE_DROPNOTIFY), "DROPNOTIFY");
+	assert_int_equal(pmclog_record_min_size(PMCLOG_TYPE_THROTTLE), 32);
+	assert_int_equal(pmclog_record_min_size(PMCLOG_TYPE_UNTHROTTLE), 32);
+	assert_string_equal(pmclog_type_name(PMCLOG_TYPE_THROTTLE), "THROTTLE");
+	assert_string_equal(pmclog_type_name(PMCLOG_TYPE_UNTHROTTLE), "UNTHROTTLE");
 	assert_null(pmclog_type_name(PMCLOG_TYPE_MAX_KNOWN + 1));
 }
 
@@ -788,6 +819,7 @@ int main(void)
 		cmocka_unit_test(test_length_not_multiple_of_8),
 		cmocka_unit_test(test_length_below_fixed_size),
 		cmocka_unit_test(test_length_zero),
+		cmocka_unit_test(test_throttle_too_short),
 		cmocka_unit_test(test_initialize_too_short),
 		cmocka_unit_test(test_map_in_path_without_nul),
 		cmocka_unit_test(test_map_in_without_path),

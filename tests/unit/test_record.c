@@ -22,6 +22,9 @@
 #define TOOL	"../../tools/pmclog/pmclog"
 
 static char shim_log[] = "/tmp/pmclog-shim-XXXXXX";
+static char err_log[] = "/tmp/pmclog-shim-err-XXXXXX";
+/* The shim's max_sample_rate for the next run_record(); NULL: none. */
+static const char *shim_max_rate;
 
 /* Run the tool with args (NULL-terminated); its exit status, or -1. */
 static int run_record(double *seconds, ...)
@@ -45,6 +48,10 @@ static int run_record(double *seconds, ...)
 		setenv("PMCLOG_DEVICE", "/dev/null", 1);
 		setenv("LD_PRELOAD", "./record_shim.so", 1);
 		setenv("SHIM_LOG", shim_log, 1);
+		if (shim_max_rate)
+			setenv("SHIM_MAX_RATE", shim_max_rate, 1);
+		if (!freopen(err_log, "w", stderr))
+			_exit(126);
 		alarm(10);	/* a hang fails the test, not the suite */
 		execv(TOOL, (char *const *)argv);
 		_exit(127);
@@ -55,10 +62,10 @@ static int run_record(double *seconds, ...)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static char *read_log(void)
+static char *read_file(const char *path)
 {
 	static char buf[4096];
-	FILE *f = fopen(shim_log, "r");
+	FILE *f = fopen(path, "r");
 	size_t n = 0;
 
 	if (f) {
@@ -69,11 +76,20 @@ static char *read_log(void)
 	return buf;
 }
 
+static char *read_log(void)
+{
+	return read_file(shim_log);
+}
+
 static int setup(void **state)
 {
 	int fd = mkstemp(shim_log);
 
 	(void)state;
+	if (fd < 0)
+		return -1;
+	close(fd);
+	fd = mkstemp(err_log);
 	if (fd < 0)
 		return -1;
 	close(fd);
@@ -84,6 +100,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	unlink(shim_log);
+	unlink(err_log);
 	return 0;
 }
 
@@ -139,12 +156,36 @@ static void test_bad_events(void **state)
 	assert_string_equal(read_log(), "");	/* refused before the device */
 }
 
+/*
+ * -F above the module's max_sample_rate: ERANGE from ALLOCATE, a usage
+ * error naming the limit and how to change it; at the limit it goes on.
+ */
+static void test_rate_above_limit(void **state)
+{
+	const char *err;
+	double secs;
+	(void)state;
+
+	clear_log();
+	shim_max_rate = "5000";
+	assert_int_equal(run_record(&secs, "-F", "5001", "-e", "cycles", "--", "true", NULL), 64);
+	err = read_file(err_log);
+	assert_non_null(strstr(err, "event cycles with -F 5001 samples faster than the module allows: at most 5000 per second per CPU"));
+	assert_non_null(strstr(err, "max_sample_rate"));
+	assert_string_equal(read_log(), "");
+	/* At the limit: ALLOCATE succeeds (ATTACH is the shim's failure). */
+	assert_int_equal(run_record(&secs, "-F", "5000", "-e", "cycles", "--", "true", NULL), 71);
+	assert_string_equal(read_log(), "2 0x1 5000 0\n");
+	shim_max_rate = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_several_events),
 		cmocka_unit_test(test_default_event),
 		cmocka_unit_test(test_bad_events),
+		cmocka_unit_test(test_rate_above_limit),
 	};
 
 	if (access(TOOL, X_OK) || access("./record_shim.so", R_OK)) {

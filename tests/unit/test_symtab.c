@@ -414,6 +414,144 @@ static void test_report_rows(void **state)
 	pmclog_strings__free(st);
 }
 
+/* What rep prints in format (or the statistics, for NULL), as a string. */
+static char *report_text(const struct pmclog_report *rep, const char *format)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	assert_non_null(f);
+	if (format)
+		assert_int_equal(pmclog_report__print(rep, format, f), 0);
+	else
+		pmclog_report__print_stats(rep, f, 0);
+	fclose(f);
+	return text;
+}
+
+/*
+ * The kernel's throttles are counted in the header, the statistics and
+ * the JSON: by reason, the time without samples that their UNTHROTTLEs
+ * add up to, those still open at the end, and the CPUs a PMC did not
+ * start on, apart.
+ */
+static void test_report_throttles(void **state)
+{
+	static struct logbuf b;
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_elf *e = load(st, "nopie");
+	__u64 a = file_offset(e, nm_value("nopie", "alpha"));
+	const struct pmclog_replay_stats *rs;
+	struct report_run rr;
+	char *text;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	lb_pmcallocate(&b, 1, PMCLOG_EV_CYCLES, 0, 1000, "cycles");
+	lb_map_in(&b, 3, BASE, BASE + 0x100000, 0, 0, "/nopie");
+	for (int i = 0; i < 5; i++)
+		lb_pcsample(&b, 1, 3, 3, BASE + a, 1);
+	lb_throttle(&b, PMCLOG_TYPE_THROTTLE, 1, 1, PMCLOG_THROTTLE_RATE, 1, 0);
+	lb_throttle(&b, PMCLOG_TYPE_UNTHROTTLE, 1, 1, PMCLOG_THROTTLE_RATE, 1, 3000000);
+	/* A late drain: two throttles in one record, then one more, open. */
+	lb_throttle(&b, PMCLOG_TYPE_THROTTLE, 0, 1, PMCLOG_THROTTLE_RATE, 2, 0);
+	lb_throttle(&b, PMCLOG_TYPE_UNTHROTTLE, 0, 1, PMCLOG_THROTTLE_RATE, 2, 8000000);
+	lb_throttle(&b, PMCLOG_TYPE_THROTTLE, 0, 1, PMCLOG_THROTTLE_CPU_TIME, 1, 0);
+	lb_throttle(&b, PMCLOG_TYPE_THROTTLE, 3, 1, PMCLOG_THROTTLE_BUSY, 1, 0);
+	lb_throttle(&b, PMCLOG_TYPE_UNTHROTTLE, 3, 1, PMCLOG_THROTTLE_BUSY, 1, 90000000);
+	lb_closelog(&b, 5, 0, 0);
+	report_run(&rr, &b, dir);
+
+	rs = pmclog_replay__stats(rr.rp);
+	assert_int_equal(rs->throttles[PMCLOG_THROTTLE_RATE], 3);
+	assert_int_equal(rs->unthrottles[PMCLOG_THROTTLE_RATE], 3);
+	assert_int_equal(rs->stopped_ns[PMCLOG_THROTTLE_RATE], 11000000);
+	assert_int_equal(rs->throttles[PMCLOG_THROTTLE_CPU_TIME], 1);
+	assert_int_equal(rs->throttles[PMCLOG_THROTTLE_BUSY], 1);
+	assert_int_equal(pmclog_report__stats(rr.rep)->samples, 5);
+
+	text = report_text(rr.rep, "text");
+	assert_non_null(strstr(text,
+		"\n# throttled by the kernel: 4 times (3 interrupt rate, 1 CPU time), 11.000 ms without samples, 1 still throttled at the end; PMCs did not start on 1 CPU (1 counter busy, 0 counter absent)\n"));
+	free(text);
+	text = report_text(rr.rep, "json");
+	assert_non_null(strstr(text,
+		"\"throttles\": {\"total\": 4, \"rate\": 3, \"cpu_time\": 1, \"stopped_ns\": 11000000, \"open\": 1},"));
+	assert_non_null(strstr(text,
+		"\"cpus_skipped\": {\"total\": 1, \"busy\": 1, \"absent\": 0, \"stopped_ns\": 90000000},"));
+	free(text);
+	text = report_text(rr.rep, NULL);
+	assert_non_null(strstr(text,
+		"pmclog report: throttled by the kernel: 4 times (3 interrupt rate, 1 CPU time), 11.000 ms without samples, 1 still throttled at the end; PMCs did not start on 1 CPU"));
+	assert_non_null(strstr(text, " THROTTLE 4 UNTHROTTLE 3"));
+	free(text);
+	report_free(&rr);
+
+	/* No throttle: no header line, zeros in the statistics. */
+	memset(&b, 0, sizeof(b));
+	program_log(&b, "/nopie", e);
+	report_run(&rr, &b, dir);
+	text = report_text(rr.rep, "text");
+	assert_null(strstr(text, "throttled"));
+	free(text);
+	text = report_text(rr.rep, NULL);
+	assert_non_null(strstr(text,
+		"pmclog report: throttled by the kernel: 0 times (0 interrupt rate, 0 CPU time), 0.000 ms without samples\n"));
+	free(text);
+	report_free(&rr);
+	pmclog_elf__free(e);
+	pmclog_strings__free(st);
+}
+
+/*
+ * A descendant that a -d log could not follow is a loss the report
+ * says, in the header, the statistics and the JSON; none, no word.
+ */
+static void test_report_unfollowed(void **state)
+{
+	static struct logbuf b;
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_elf *e = load(st, "nopie");
+	struct report_run rr;
+	size_t off;
+	char *text;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	lb_map_in(&b, 3, BASE, BASE + 0x100000, 0, 0, "/nopie");
+	lb_procfork(&b, 3, 4);
+	off = lb_procfork(&b, 3, 5);
+	lb_header(&b, off)->flags |= PMCLOG_HF_UNFOLLOWED;
+	lb_pcsample(&b, 1, 4, 4, BASE + 0x10, 1);
+	lb_closelog(&b, 1, 0, 0);
+	report_run(&rr, &b, dir);
+	assert_int_equal(pmclog_replay__stats(rr.rp)->procs_unfollowed, 1);
+	text = report_text(rr.rep, "text");
+	assert_non_null(strstr(text,
+		"\n# 1 descendants not followed (table full): their samples are missing\n"));
+	free(text);
+	text = report_text(rr.rep, "json");
+	assert_non_null(strstr(text, "\"processes_unfollowed\": 1,"));
+	free(text);
+	text = report_text(rr.rep, NULL);
+	assert_non_null(strstr(text, "pmclog report: 1 descendants not followed"));
+	free(text);
+	report_free(&rr);
+
+	memset(&b, 0, sizeof(b));
+	program_log(&b, "/nopie", e);
+	report_run(&rr, &b, dir);
+	text = report_text(rr.rep, "text");
+	assert_null(strstr(text, "not followed"));
+	free(text);
+	report_free(&rr);
+	pmclog_elf__free(e);
+	pmclog_strings__free(st);
+}
+
 /* The profile gprof prints from the files -g writes. */
 static void test_gprof(void **state)
 {
@@ -474,6 +612,8 @@ int main(void)
 		cmocka_unit_test(test_sysmap),
 		cmocka_unit_test(test_report_rows),
 		cmocka_unit_test(test_report_time),
+		cmocka_unit_test(test_report_throttles),
+		cmocka_unit_test(test_report_unfollowed),
 		cmocka_unit_test(test_gprof),
 	};
 

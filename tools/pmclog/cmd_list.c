@@ -5,13 +5,18 @@
  *
  *   pmu: intel-arch v4, 4 general-purpose counters (48 bits), 3 fixed (48 bits)
  *   counters: gp0:perf gp1:free ... fixed0:free fixed1:busy
+ *   limits: 100000 samples per second per PMC and CPU (max_sample_rate), ...
+ *   since load: 0 throttles, 0 times a PMC did not start on a CPU
  *   cpu-clock          available   (hrtimer)
  *   cycles             available
  *   ref-cycles         unavailable: not counted by this PMU
  *   rHEX[:u|:k]        available   raw event select
  *
  * Without a PMU every hardware event is listed as unavailable with the
- * module's reason.  Exit status 0 whenever the list could be made.
+ * module's reason.  "perf" is a counter the kernel's registry refused
+ * the last time pmclog tried to take it; asking reserves nothing, so
+ * before a first try perf's counters show as busy (the NMI watchdog's
+ * counts) or free.  Exit status 0 whenever the list could be made.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -110,12 +115,27 @@ int cmd_list(int argc, char **argv)
 		printf(", %u general-purpose counters (%u bits)", info.ngp, info.gp_width);
 		if (info.nfixed)
 			printf(", %u fixed (%u bits)", info.nfixed, info.fixed_width);
+		if (info.flags & PMCLOG_PMU_INFO_F_HETERO)
+			printf("; the CPUs differ (hybrid): what every CPU has");
 		printf("\ncounters:");
 		print_counters("gp", 0, 8, &info);
 		print_counters("fixed", 16, 4, &info);
 		printf("\n");
 		if (info.reason[0])
 			printf("note: %s\n", info.reason);
+	}
+	/* ABI 1.2 */
+	if (ctx.pmu && info.max_sample_rate) {
+		printf("limits: %u samples per second per PMC and CPU (max_sample_rate)",
+		       info.max_sample_rate);
+		if (info.pmu != PMCLOG_PMU_NONE && info.cpu_time_max_percent < 100)
+			printf("; overflow interrupts up to %u%% of a tick (cpu_time_max_percent)",
+			       info.cpu_time_max_percent);
+		printf("\n");
+		if (info.pmu != PMCLOG_PMU_NONE)
+			printf("since load: %llu throttles, %llu times a PMC did not start on a CPU\n",
+			       (unsigned long long)info.throttles,
+			       (unsigned long long)info.skipped);
 	}
 	printf("events:\n");
 	pmclog_event_foreach(list_one, &ctx);

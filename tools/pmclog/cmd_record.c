@@ -345,6 +345,17 @@ static int allocate_pmc(struct recorder *rec, unsigned int i,
 			warnx("event %s: every hardware counter is taken (by perf, a watchdog or another pmclog); free one or use -e cpu-clock",
 			      event);
 		return EX_TEMPFAIL;
+	case ERANGE:
+		/* ABI 1.2: faster than the module's max_sample_rate. */
+		if (device_pmu_info(rec->dev, &pmu) == 0 && pmu.max_sample_rate)
+			warnx("event %s with %s %llu samples faster than the module allows: at most %u per second per CPU (its max_sample_rate parameter, as perf's kernel.perf_event_max_sample_rate); use a lower -F or a longer -c, or load pmclog with a higher max_sample_rate",
+			      event, o->freq ? "-F" : "-c",
+			      (unsigned long long)alloc->period, pmu.max_sample_rate);
+		else
+			warnx("event %s with %s %llu samples faster than the module allows (its max_sample_rate parameter); use a lower -F or a longer -c",
+			      event, o->freq ? "-F" : "-c",
+			      (unsigned long long)alloc->period);
+		return EX_USAGE;
 	case EINVAL:
 		warnx("the module refused event %s with %s %llu: %s", event,
 		      o->freq ? "-F" : "-c", (unsigned long long)alloc->period,
@@ -822,6 +833,14 @@ static void print_summary(struct recorder *rec)
 		(unsigned long long)samples_dropped(st),
 		(unsigned long long)records_dropped(st), rec->written,
 		rec->out_name);
+	/* Missing samples, not lost ones: said apart, and only when so. */
+	if (st->throttles || st->cpus_skipped)
+		fprintf(stderr, "pmclog: the kernel throttled sampling %llu times (too many overflow interrupts per tick) and did not start it on %llu CPUs (counter busy or absent); pmclog report says how long\n",
+			(unsigned long long)st->throttles,
+			(unsigned long long)st->cpus_skipped);
+	if (st->procs_unfollowed)
+		fprintf(stderr, "pmclog: %llu descendants were not followed (the kernel's table of followed processes was full): their samples and maps are not in the log\n",
+			(unsigned long long)st->procs_unfollowed);
 }
 
 /* ------------------------------------------------------------------ */

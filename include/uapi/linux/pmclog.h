@@ -23,10 +23,10 @@
  *
  * Order.  The stream is not in tstamp order, not even per CPU: samples
  * wait in a small per-CPU buffer (the module parameter nsamples) until
- * that CPU's next tick, while MAP_IN, MAP_OUT, PROC* and KSYMBOL are
- * written when the change happens, and an interrupt may drain samples
- * between the moment such a record is stamped and the moment it is
- * written.
+ * that CPU's next tick, and THROTTLE and UNTHROTTLE with them, while
+ * MAP_IN, MAP_OUT, PROC* and KSYMBOL are written when the change happens,
+ * and an interrupt may drain samples between the moment such a record is
+ * stamped and the moment it is written.
  * A reader that attributes samples to objects first sorts the records by
  * (tstamp, position in the stream); it then sees every MAP_IN before the
  * samples inside it and every MAP_OUT after them.  The MAP_INs of what was
@@ -49,7 +49,7 @@
 #include <linux/ioctl.h>
 
 #define PMCLOG_ABI_MAJOR	1
-#define PMCLOG_ABI_MINOR	2	/* 1: PMCLOG_IOC_GET_PMU; 2: PMCLOG_HF_UNFOLLOWED */
+#define PMCLOG_ABI_MINOR	2	/* 1: PMCLOG_IOC_GET_PMU; 2: THROTTLE, PMCLOG_HF_UNFOLLOWED */
 #define PMCLOG_ABI_PATCH	0
 
 /* Packed ABI version, as in INITIALIZE's abi_version: 0xMMmmpppp. */
@@ -73,7 +73,8 @@
  *           at least the size of the record's structure below
  *   cpu     CPU that produced the record
  *   flags   PMCLOG_HF_*
- *   pmcid   PMCALLOCATE, PCSAMPLE: the PMC the record is about; 0 otherwise
+ *   pmcid   PMCALLOCATE, PCSAMPLE, THROTTLE, UNTHROTTLE: the PMC the
+ *           record is about; 0 otherwise
  *   tstamp  nanoseconds on the clock named in INITIALIZE
  */
 struct pmclog_header {
@@ -113,8 +114,11 @@ enum pmclog_type {
 	PMCLOG_TYPE_PROCEXIT	= 9,
 	PMCLOG_TYPE_DROPNOTIFY	= 10,
 	PMCLOG_TYPE_KSYMBOL	= 11,
+	/* ABI 1.2 */
+	PMCLOG_TYPE_THROTTLE	= 12,
+	PMCLOG_TYPE_UNTHROTTLE	= 13,
 	/* Append new types here, and bump PMCLOG_ABI_MINOR. */
-	PMCLOG_TYPE_MAX_KNOWN	= PMCLOG_TYPE_KSYMBOL,
+	PMCLOG_TYPE_MAX_KNOWN	= PMCLOG_TYPE_UNTHROTTLE,
 };
 
 /* The pid of records about the kernel and its modules (MAP_IN, MAP_OUT). */
@@ -318,6 +322,47 @@ struct pmclog_ksymbol {
 	char	name[];
 };
 
+/*
+ * THROTTLE, UNTHROTTLE, 32 bytes (ABI 1.2): PMC header.pmcid stopped
+ * sampling on CPU header.cpu (THROTTLE), then sampled there again, or was
+ * stopped there for good: STOP, the CPU going offline (UNTHROTTLE).
+ * header.tstamp is the time of the change.
+ *
+ *   reason      PMCLOG_THROTTLE_*: why it stopped; an UNTHROTTLE carries
+ *               the reason of the throttle it ends
+ *   count       the changes of this type, CPU, PMC and reason the record
+ *               stands for, the last one at tstamp: 1, or more when the
+ *               module's drain of that CPU ran late
+ *   stopped_ns  UNTHROTTLE: how long the PMC did not sample on that CPU
+ *               in the throttles it ends, in all; THROTTLE: 0
+ *
+ * PMCLOG_THROTTLE_RATE and _CPU_TIME stop a hardware PMC until the end of
+ * the tick (about 1/HZ s) in which its CPU spent too much in the overflow
+ * interrupt: more than max_sample_rate / HZ overflows of that PMC, or more
+ * than cpu_time_max_percent of the tick in the handler (the module's
+ * parameters, as perf's kernel.perf_event_max_sample_rate and
+ * kernel.perf_cpu_time_max_percent).  Without them a counter that
+ * overflows faster than its interrupt is handled keeps its CPU in NMIs.
+ * PMCLOG_THROTTLE_BUSY and _ABSENT say a PMC did not start on a CPU (at
+ * START, or when the CPU came online): its counter was in use there by
+ * someone else, or that CPU has no such counter (CPUs of different kinds).
+ * The samples of a CPU between a THROTTLE and its UNTHROTTLE are missing,
+ * not lost: no drop counter includes them.  A log may end (CLOSELOG) with
+ * PMCs still throttled.
+ */
+struct pmclog_throttle {
+	struct pmclog_header header;
+	__u32	reason;
+	__u32	count;
+	__u64	stopped_ns;
+};
+
+#define PMCLOG_THROTTLE_RATE		1	/* over max_sample_rate / HZ in a tick */
+#define PMCLOG_THROTTLE_CPU_TIME	2	/* over cpu_time_max_percent of a tick */
+#define PMCLOG_THROTTLE_BUSY		3	/* the counter was someone else's */
+#define PMCLOG_THROTTLE_ABSENT		4	/* that CPU has no such counter */
+#define PMCLOG_THROTTLE_MAX_KNOWN	PMCLOG_THROTTLE_ABSENT
+
 /* ------------------------------------------------------------------ */
 /* Events                                                             */
 
@@ -371,7 +416,12 @@ struct pmclog_version {
  *
  * Fails with ENODEV (and writes nothing) when the event needs a hardware
  * PMU this machine does not have, with EBUSY when every counter is taken,
- * with EINVAL for an unknown event, flag or a period out of range.
+ * with EINVAL for an unknown event, flag or a period out of range, and
+ * (ABI 1.2) with ERANGE when the PMC would sample faster than the module
+ * parameter max_sample_rate allows (pmclog_pmu_info.max_sample_rate): a
+ * PMCLOG_PMC_F_FREQ rate above it, or a cpu-clock period below
+ * 1e9 / max_sample_rate ns.  A hardware PMC with a fixed period cannot be
+ * judged beforehand; the module throttles it instead (THROTTLE).
  */
 struct pmclog_alloc {
 	__u32	event;
@@ -413,19 +463,38 @@ struct pmclog_attach {
  * file may ask, at any time.
  *
  *   pmu          PMCLOG_PMU_*; PMCLOG_PMU_NONE: reason says why
- *   version      Intel architectural perfmon version; 0 on AMD
+ *   version      Intel architectural perfmon version; on AMD 2 with
+ *                PerfMonV2 (Zen 4 and later: global control and status),
+ *                else 0
  *   ngp, nfixed  general-purpose and fixed counters
  *   gp_width, fixed_width   their width in bits
  *   events       bit (1 << PMCLOG_EV_*) for each event this PMU counts
  *   counters     the counters: GP counter i is bit i, fixed counter j is
  *                bit 16 + j (the same numbering in busy, reserved, taken)
  *   busy         counters someone else enabled, on any online CPU
- *   reserved     GP counters the kernel's counter registry gives to
- *                someone else: perf (the NMI watchdog, perf users, KVM)
+ *   reserved     GP counters the kernel's counter registry refused to
+ *                pmclog when it last tried to take them (ALLOCATE): perf
+ *                held them (the NMI watchdog, perf users, KVM).  Asking
+ *                reserves nothing (ABI 1.2; before, it reserved each free
+ *                counter for a moment, which could fail a perf user).
  *   taken        counters pmclog's own logs hold
  *   foreign_nmis PMU NMIs, while pmclog had counters, that were not its
  *   overflows    counter overflows pmclog handled, since the module loaded
  *   reason       NUL-terminated: why there is no PMU, or who holds it
+ *
+ * ABI 1.2 appended, filled with or without a PMU:
+ *   throttles    THROTTLEs for the rate or CPU time, since the module loaded
+ *   skipped      times a PMC did not start on a CPU: THROTTLE with
+ *                PMCLOG_THROTTLE_BUSY or _ABSENT
+ *   max_sample_rate       the module parameter: the highest rate, Hz,
+ *                         that ALLOCATE accepts
+ *   cpu_time_max_percent  the module parameter: the share of a tick the
+ *                         overflow handler may take (100: no limit)
+ *   flags        PMCLOG_PMU_INFO_F_*
+ *
+ * On CPUs of different kinds (Intel hybrid), ngp, nfixed, the widths,
+ * events and counters are what every CPU has, the only counters
+ * ALLOCATE uses; PMCLOG_PMU_INFO_F_HETERO is set.
  */
 struct pmclog_pmu_info {
 	__u16	pmu;
@@ -444,7 +513,15 @@ struct pmclog_pmu_info {
 	__u64	foreign_nmis;
 	__u64	overflows;
 	char	reason[128];
+	/* ABI 1.2 */
+	__u64	throttles;
+	__u64	skipped;
+	__u32	max_sample_rate;
+	__u16	cpu_time_max_percent;
+	__u16	flags;
 };
+
+#define PMCLOG_PMU_INFO_F_HETERO	0x1U	/* CPUs' counters differ */
 
 #define PMCLOG_IOC_GET_PMU	_IOR(PMCLOG_IOC_MAGIC, 0x05, struct pmclog_pmu_info)
 
@@ -482,14 +559,18 @@ __PMCLOG_ASSERT(sizeof(struct pmclog_procfork) == 24, "PROCFORK");
 __PMCLOG_ASSERT(sizeof(struct pmclog_procexit) == 24, "PROCEXIT");
 __PMCLOG_ASSERT(sizeof(struct pmclog_dropnotify) == 32, "DROPNOTIFY");
 __PMCLOG_ASSERT(sizeof(struct pmclog_ksymbol) == 40, "KSYMBOL");
+__PMCLOG_ASSERT(sizeof(struct pmclog_throttle) == 32, "THROTTLE");
+__PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_throttle, stopped_ns) == 24, "THROTTLE.stopped_ns");
 __PMCLOG_ASSERT(sizeof(struct pmclog_version) == 8, "pmclog_version");
 __PMCLOG_ASSERT(sizeof(struct pmclog_alloc) == 32, "pmclog_alloc");
 __PMCLOG_ASSERT(sizeof(struct pmclog_attach) == 16, "pmclog_attach");
-__PMCLOG_ASSERT(sizeof(struct pmclog_pmu_info) == 176, "pmclog_pmu_info");
+__PMCLOG_ASSERT(sizeof(struct pmclog_pmu_info) == 200, "pmclog_pmu_info");
 __PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_pmu_info, events) == 8, "pmclog_pmu_info.events");
 __PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_pmu_info, foreign_nmis) == 32,
 		"pmclog_pmu_info.foreign_nmis");
 __PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_pmu_info, reason) == 48, "pmclog_pmu_info.reason");
+__PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_pmu_info, throttles) == 176,
+		"pmclog_pmu_info.throttles");
 
 #undef __PMCLOG_OFFSET
 #undef __PMCLOG_ASSERT

@@ -39,6 +39,22 @@ const char *pmclog_pmu_name(unsigned int pmu)
 	}
 }
 
+const char *pmclog_throttle_reason_name(unsigned int reason)
+{
+	switch (reason) {
+	case PMCLOG_THROTTLE_RATE:
+		return "rate";
+	case PMCLOG_THROTTLE_CPU_TIME:
+		return "cpu-time";
+	case PMCLOG_THROTTLE_BUSY:
+		return "busy";
+	case PMCLOG_THROTTLE_ABSENT:
+		return "absent";
+	default:
+		return NULL;
+	}
+}
+
 /* " key=name", or " key=N" for a value a newer module added. */
 static void put_enum(FILE *f, const char *key, const char *name, unsigned int v)
 {
@@ -140,6 +156,8 @@ static void put_procfork(FILE *f, const struct pmclog_record *rec)
 {
 	put_pid(f, "ppid", rec->rec.procfork->ppid);
 	put_pid(f, "pid", rec->rec.procfork->pid);
+	if (rec->flags & PMCLOG_HF_UNFOLLOWED)
+		fputs(" unfollowed", f);
 }
 
 static void put_procexit(FILE *f, const struct pmclog_record *rec)
@@ -176,6 +194,18 @@ static void put_ksymbol(FILE *f, const struct pmclog_record *rec)
 	put_string(f, "name", rec->name);
 }
 
+/* THROTTLE and UNTHROTTLE; only the second has a stopped time. */
+static void put_throttle(FILE *f, const struct pmclog_record *rec)
+{
+	const struct pmclog_throttle *th = rec->rec.throttle;
+
+	fprintf(f, " pmc=%" PRIu32, rec->pmcid);
+	put_enum(f, "reason", pmclog_throttle_reason_name(th->reason), th->reason);
+	fprintf(f, " count=%" PRIu32, th->count);
+	if (rec->type == PMCLOG_TYPE_UNTHROTTLE)
+		fprintf(f, " stopped_ns=%" PRIu64, (uint64_t)th->stopped_ns);
+}
+
 static void put_unknown(FILE *f, const struct pmclog_record *rec)
 {
 	fprintf(f, " type=%" PRIu32 " length=%" PRIu32, rec->type, rec->length);
@@ -195,6 +225,8 @@ static const put_fields_fn put_fields[] = {
 	[PMCLOG_TYPE_PROCEXIT]		= put_procexit,
 	[PMCLOG_TYPE_DROPNOTIFY]	= put_dropnotify,
 	[PMCLOG_TYPE_KSYMBOL]		= put_ksymbol,
+	[PMCLOG_TYPE_THROTTLE]		= put_throttle,
+	[PMCLOG_TYPE_UNTHROTTLE]	= put_throttle,
 };
 
 _Static_assert(sizeof(put_fields) / sizeof(put_fields[0]) ==

@@ -27,4 +27,10 @@ int pmclog_format_record(FILE *f, const struct pmclog_record *rec);
 /* The name of a PMCLOG_PMU_* value ("intel-arch"), or NULL if unknown. */
 const char *pmclog_pmu_name(unsigned int pmu);
 
+/*
+ * The name of a PMCLOG_THROTTLE_* reason ("rate", "cpu-time", "busy",
+ * "absent"), or NULL if unknown.
+ */
+const char *pmclog_throttle_reason_name(unsigned int reason);
+
 #endif /* PMCLOG_FORMAT_H */

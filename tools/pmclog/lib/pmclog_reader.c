@@ -70,6 +70,8 @@ static const size_t record_min_size[] = {
 	[PMCLOG_TYPE_PROCEXIT]		= sizeof(struct pmclog_procexit),
 	[PMCLOG_TYPE_DROPNOTIFY]	= sizeof(struct pmclog_dropnotify),
 	[PMCLOG_TYPE_KSYMBOL]		= sizeof(struct pmclog_ksymbol),
+	[PMCLOG_TYPE_THROTTLE]		= sizeof(struct pmclog_throttle),
+	[PMCLOG_TYPE_UNTHROTTLE]	= sizeof(struct pmclog_throttle),
 };
 
 static const char *const record_type_name[] = {
@@ -84,6 +86,8 @@ static const char *const record_type_name[] = {
 	[PMCLOG_TYPE_PROCEXIT]		= "PROCEXIT",
 	[PMCLOG_TYPE_DROPNOTIFY]	= "DROPNOTIFY",
 	[PMCLOG_TYPE_KSYMBOL]		= "KSYMBOL",
+	[PMCLOG_TYPE_THROTTLE]		= "THROTTLE",
+	[PMCLOG_TYPE_UNTHROTTLE]	= "UNTHROTTLE",
 };
 
 _Static_assert(sizeof(record_min_size) / sizeof(record_min_size[0]) ==

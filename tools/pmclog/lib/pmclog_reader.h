@@ -92,6 +92,7 @@ struct pmclog_record {
 		const struct pmclog_procexit *procexit;
 		const struct pmclog_dropnotify *dropnotify;
 		const struct pmclog_ksymbol *ksymbol;
+		const struct pmclog_throttle *throttle;	/* and UNTHROTTLE */
 	} rec;
 	/*
 	 * MAP_IN, PROCEXEC: the path, checked to be NUL-terminated inside

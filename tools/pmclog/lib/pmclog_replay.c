@@ -278,6 +278,8 @@ static int on_header_records(struct pmclog_replay *r,
 	const struct pmclog_pmcallocate *pa = (const void *)h;
 	const struct pmclog_closelog *cl = (const void *)h;
 	const struct pmclog_dropnotify *dn = (const void *)h;
+	const struct pmclog_throttle *th = (const void *)h;
+	unsigned int why = 0;
 
 	switch (h->type) {
 	case PMCLOG_TYPE_INITIALIZE:
@@ -298,6 +300,17 @@ static int on_header_records(struct pmclog_replay *r,
 	case PMCLOG_TYPE_DROPNOTIFY:
 		r->stats.drop_samples += dn->samples;
 		r->stats.drop_records += dn->records;
+		return 0;
+	case PMCLOG_TYPE_THROTTLE:
+	case PMCLOG_TYPE_UNTHROTTLE:
+		if (th->reason < PMCLOG_REPLAY_REASONS)
+			why = th->reason;
+		if (h->type == PMCLOG_TYPE_THROTTLE) {
+			r->stats.throttles[why] += th->count;
+		} else {
+			r->stats.unthrottles[why] += th->count;
+			r->stats.stopped_ns[why] += th->stopped_ns;
+		}
 		return 0;
 	default:
 		return 0;	/* types of a newer minor version */
@@ -324,6 +337,8 @@ static int replay_one(struct pmclog_replay *r, const struct pmclog_header *h,
 	case PMCLOG_TYPE_PROCEXEC:
 		return on_exec(r, (const void *)h);
 	case PMCLOG_TYPE_PROCFORK:
+		if (h->flags & PMCLOG_HF_UNFOLLOWED)
+			r->stats.procs_unfollowed++;
 		return pmclog_procmaps__fork(r->maps, pf->ppid, pf->pid);
 	case PMCLOG_TYPE_PROCEXIT:
 		pmclog_procmaps__exit(r->maps, px->pid);

@@ -62,6 +62,7 @@ struct pmclog_sample_loc {
 };
 
 #define PMCLOG_REPLAY_TYPES	(PMCLOG_TYPE_MAX_KNOWN + 2)	/* last: newer types */
+#define PMCLOG_REPLAY_REASONS	(PMCLOG_THROTTLE_MAX_KNOWN + 1)	/* [0]: newer reasons */
 
 struct pmclog_replay_stats {
 	__u64 records[PMCLOG_REPLAY_TYPES];
@@ -72,10 +73,15 @@ struct pmclog_replay_stats {
 	__u64 samples_no_object;
 	__u64 drop_samples;	/* sum of DROPNOTIFY */
 	__u64 drop_records;
+	/* THROTTLE and UNTHROTTLE counts, and stopped time, by reason. */
+	__u64 throttles[PMCLOG_REPLAY_REASONS];
+	__u64 unthrottles[PMCLOG_REPLAY_REASONS];
+	__u64 stopped_ns[PMCLOG_REPLAY_REASONS];
 	bool closelog;
 	__u64 close_samples, close_samples_dropped, close_records_dropped;
 	__u64 ksymbols_unmapped;	/* KSYMBOL inside no kernel map, ever */
 	__u64 maps_bad;			/* MAP_IN/MAP_OUT with end <= start */
+	__u64 procs_unfollowed;		/* PROCFORK with PMCLOG_HF_UNFOLLOWED */
 	__u32 abi_version;
 	__u64 start_tstamp;		/* INITIALIZE's: the log's time 0 */
 	__u64 period;

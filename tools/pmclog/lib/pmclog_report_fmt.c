@@ -30,6 +30,60 @@ static const char *key_name(enum pmclog_sort_key k)
 	}
 }
 
+/*
+ * What the kernel's throttling took out of the profile (THROTTLE and
+ * UNTHROTTLE records): stopped for the interrupt rate or CPU time, and
+ * PMCs that did not start on a CPU, whose counter was busy or absent.
+ */
+struct throttle_sum {
+	__u64 rate, cpu_time, total;	/* throttles; total has newer reasons */
+	__u64 stopped_ns;		/* for those */
+	__u64 open;			/* without UNTHROTTLE at the end */
+	__u64 busy, absent, skipped;	/* CPUs skipped; skipped = busy + absent */
+	__u64 skipped_ns;
+};
+
+static void throttle_sum(const struct pmclog_replay_stats *st,
+			 struct throttle_sum *t)
+{
+	static const unsigned int rates[] = { 0, PMCLOG_THROTTLE_RATE,
+					      PMCLOG_THROTTLE_CPU_TIME };
+	static const unsigned int skips[] = { PMCLOG_THROTTLE_BUSY,
+					      PMCLOG_THROTTLE_ABSENT };
+	__u64 ended = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->rate = st->throttles[PMCLOG_THROTTLE_RATE];
+	t->cpu_time = st->throttles[PMCLOG_THROTTLE_CPU_TIME];
+	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+		t->total += st->throttles[rates[i]];
+		t->stopped_ns += st->stopped_ns[rates[i]];
+		ended += st->unthrottles[rates[i]];
+	}
+	t->open = t->total > ended ? t->total - ended : 0;
+	t->busy = st->throttles[PMCLOG_THROTTLE_BUSY];
+	t->absent = st->throttles[PMCLOG_THROTTLE_ABSENT];
+	t->skipped = t->busy + t->absent;
+	for (size_t i = 0; i < sizeof(skips) / sizeof(skips[0]); i++)
+		t->skipped_ns += st->stopped_ns[skips[i]];
+}
+
+/* "12 times (12 interrupt rate, 0 CPU time), 48.000 ms without samples". */
+static void throttle_words(const struct throttle_sum *t, FILE *f)
+{
+	fprintf(f, "%llu time%s (%llu interrupt rate, %llu CPU time), %.3f ms without samples",
+		(unsigned long long)t->total, t->total == 1 ? "" : "s",
+		(unsigned long long)t->rate, (unsigned long long)t->cpu_time,
+		(double)t->stopped_ns / 1e6);
+	if (t->open)
+		fprintf(f, ", %llu still throttled at the end",
+			(unsigned long long)t->open);
+	if (t->skipped)
+		fprintf(f, "; PMCs did not start on %llu CPU%s (%llu counter busy, %llu counter absent)",
+			(unsigned long long)t->skipped, t->skipped == 1 ? "" : "s",
+			(unsigned long long)t->busy, (unsigned long long)t->absent);
+}
+
 static const char *comm_of(const struct pmclog_row *r)
 {
 	const char *base;
@@ -59,6 +113,7 @@ static int object_width(const struct pmclog_report *rep)
 static void text_header(const struct pmclog_report *rep, FILE *f, int ow)
 {
 	const struct pmclog_replay_stats *st = pmclog_replay__stats(rep->replay);
+	struct throttle_sum t;
 
 	fprintf(f, "# pmclog report: %llu samples", (unsigned long long)rep->stats.samples);
 	if (st->event)
@@ -66,6 +121,14 @@ static void text_header(const struct pmclog_report *rep, FILE *f, int ow)
 	fprintf(f, ", sorted by");
 	for (size_t i = 0; i < rep->opts.nkeys; i++)
 		fprintf(f, "%s%s", i ? "," : " ", key_name(rep->opts.keys[i]));
+	throttle_sum(st, &t);
+	if (t.total || t.skipped) {
+		fprintf(f, "\n# throttled by the kernel: ");
+		throttle_words(&t, f);
+	}
+	if (st->procs_unfollowed)
+		fprintf(f, "\n# %llu descendants not followed (table full): their samples are missing",
+			(unsigned long long)st->procs_unfollowed);
 	fprintf(f, "\n#\n# Overhead  Samples");
 	for (size_t i = 0; i < rep->opts.nkeys; i++) {
 		if (rep->opts.keys[i] == PMCLOG_SORT_PID)
@@ -168,6 +231,7 @@ static void json_stats(const struct pmclog_report *rep, FILE *f)
 {
 	const struct pmclog_replay_stats *st = pmclog_replay__stats(rep->replay);
 	const struct pmclog_report_stats *rs = &rep->stats;
+	struct throttle_sum t;
 	bool first = true;
 
 	fprintf(f, "  \"stats\": {\n    \"abi\": \"%u.%u.%u\",\n    \"event\": ",
@@ -194,6 +258,16 @@ static void json_stats(const struct pmclog_report *rep, FILE *f)
 		(unsigned long long)rs->hidden, (unsigned long long)rs->filtered_out);
 	fprintf(f, "    \"objects\": %zu, \"objects_not_found\": %zu,\n",
 		rs->objects, rs->objects_not_found);
+	throttle_sum(st, &t);
+	fprintf(f, "    \"throttles\": {\"total\": %llu, \"rate\": %llu, \"cpu_time\": %llu, \"stopped_ns\": %llu, \"open\": %llu},\n",
+		(unsigned long long)t.total, (unsigned long long)t.rate,
+		(unsigned long long)t.cpu_time, (unsigned long long)t.stopped_ns,
+		(unsigned long long)t.open);
+	fprintf(f, "    \"cpus_skipped\": {\"total\": %llu, \"busy\": %llu, \"absent\": %llu, \"stopped_ns\": %llu},\n",
+		(unsigned long long)t.skipped, (unsigned long long)t.busy,
+		(unsigned long long)t.absent, (unsigned long long)t.skipped_ns);
+	fprintf(f, "    \"processes_unfollowed\": %llu,\n",
+		(unsigned long long)st->procs_unfollowed);
 	fprintf(f, "    \"dropped_samples\": %llu, \"dropped_records\": %llu, \"complete\": %s\n  }\n",
 		(unsigned long long)(st->closelog ? st->close_samples_dropped : st->drop_samples),
 		(unsigned long long)(st->closelog ? st->close_records_dropped : st->drop_records),
@@ -312,6 +386,7 @@ void pmclog_report__print_stats(const struct pmclog_report *rep, FILE *f,
 {
 	const struct pmclog_replay_stats *st = pmclog_replay__stats(rep->replay);
 	const struct pmclog_report_stats *rs = &rep->stats;
+	struct throttle_sum t;
 
 	if (verbosity < 0)
 		return;
@@ -332,6 +407,13 @@ void pmclog_report__print_stats(const struct pmclog_report *rep, FILE *f,
 	fprintf(f, "pmclog report: dropped by the kernel: %llu samples, %llu records\n",
 		(unsigned long long)(st->closelog ? st->close_samples_dropped : st->drop_samples),
 		(unsigned long long)(st->closelog ? st->close_records_dropped : st->drop_records));
+	throttle_sum(st, &t);
+	fprintf(f, "pmclog report: throttled by the kernel: ");
+	throttle_words(&t, f);
+	fputc('\n', f);
+	if (st->procs_unfollowed)
+		fprintf(f, "pmclog report: %llu descendants not followed (the kernel's table was full): their samples are missing\n",
+			(unsigned long long)st->procs_unfollowed);
 	if (verbosity > 0)
 		fprintf(f, "pmclog report: %llu KSYMBOL records outside every kernel map; %llu maps with end <= start ignored\n",
 			(unsigned long long)st->ksymbols_unmapped,

@@ -7,6 +7,7 @@ static void account_record(struct pmclog_stats *st, const unsigned char *rec,
 			   const struct pmclog_header *h)
 {
 	struct pmclog_dropnotify dn;
+	struct pmclog_throttle th;
 
 	st->records++;
 	st->bytes += h->length;
@@ -14,12 +15,26 @@ static void account_record(struct pmclog_stats *st, const unsigned char *rec,
 	case PMCLOG_TYPE_PCSAMPLE:
 		st->samples++;
 		break;
+	case PMCLOG_TYPE_PROCFORK:
+		if (h->flags & PMCLOG_HF_UNFOLLOWED)
+			st->procs_unfollowed++;
+		break;
 	case PMCLOG_TYPE_DROPNOTIFY:
 		if (h->length < sizeof(dn))
 			break;
 		memcpy(&dn, rec, sizeof(dn));
 		st->samples_dropped += dn.samples;
 		st->records_dropped += dn.records;
+		break;
+	case PMCLOG_TYPE_THROTTLE:
+		if (h->length < sizeof(th))
+			break;
+		memcpy(&th, rec, sizeof(th));
+		if (th.reason == PMCLOG_THROTTLE_BUSY ||
+		    th.reason == PMCLOG_THROTTLE_ABSENT)
+			st->cpus_skipped += th.count;
+		else
+			st->throttles += th.count;
 		break;
 	case PMCLOG_TYPE_CLOSELOG:
 		if (h->length < sizeof(st->close))

@@ -16,6 +16,9 @@ struct pmclog_stats {
 	__u64 samples;		/* PCSAMPLE records */
 	__u64 samples_dropped;	/* sum of DROPNOTIFY.samples */
 	__u64 records_dropped;	/* sum of DROPNOTIFY.records */
+	__u64 throttles;	/* THROTTLE counts for the rate or CPU time */
+	__u64 procs_unfollowed;	/* PROCFORK with PMCLOG_HF_UNFOLLOWED */
+	__u64 cpus_skipped;	/* THROTTLE counts for a busy or absent counter */
 	bool closelog;		/* a CLOSELOG was seen: its totals below */
 	struct pmclog_closelog close;
 };
