@@ -49,7 +49,8 @@
 #include <linux/ioctl.h>
 
 #define PMCLOG_ABI_MAJOR	1
-#define PMCLOG_ABI_MINOR	2	/* 1: PMCLOG_IOC_GET_PMU; 2: THROTTLE, PMCLOG_HF_UNFOLLOWED */
+/* Minor 1: PMCLOG_IOC_GET_PMU; 2: THROTTLE, UNTHROTTLE, PMCLOG_HF_UNFOLLOWED. */
+#define PMCLOG_ABI_MINOR	2
 #define PMCLOG_ABI_PATCH	0
 
 /* Packed ABI version, as in INITIALIZE's abi_version: 0xMMmmpppp. */
