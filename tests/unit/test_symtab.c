@@ -271,6 +271,82 @@ static void test_sysmap(void **state)
 	pmclog_strings__free(st);
 }
 
+/* A System.map of n text symbols fn0.., 0x40 apart from base. */
+static void write_sysmap(const char *path, __u64 base, int n, const char *prefix)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%llx T %s%d\n", (unsigned long long)(base + i * 0x40), prefix, i);
+	fclose(f);
+}
+
+struct kernel_resolve {
+	struct pmclog_resolver *res;
+	const char *symbol;
+};
+
+static int resolve_sample(void *ctx, const struct pmclog_sample_loc *s)
+{
+	struct kernel_resolve *kr = ctx;
+	struct pmclog_resolved out;
+
+	assert_non_null(s->obj);
+	assert_int_equal(pmclog_resolver__resolve(kr->res, s->obj, s->objaddr, &out), 0);
+	kr->symbol = out.symbol;
+	return 0;
+}
+
+/*
+ * -k FILE is the kernel, whatever its name: a System.map called
+ * vmlinux-* was taken for an ELF vmlinux by the search of its directory
+ * (for modules), failed as one, and its failure was then returned from
+ * the cache for the System.map it is (found by fuzz_elf).  Another
+ * System.map beside it is not used either.
+ */
+static void test_kernel_file(void **state)
+{
+	static struct logbuf b;
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_resolver_opts ro = { 0 };
+	struct kernel_resolve kr = { 0 };
+	struct pmclog_reader *r = pmclog_reader__new(NULL);
+	struct pmclog_replay *rp = pmclog_replay__new(st);
+	struct pmclog_record rec;
+	char kdir[128], kfile[160], decoy[160];
+
+	(void)state;
+	snprintf(kdir, sizeof(kdir), "%s/kfile", dir);
+	run("mkdir -p %s", kdir);
+	snprintf(kfile, sizeof(kfile), "%s/vmlinux-6.1.map", kdir);
+	snprintf(decoy, sizeof(decoy), "%s/System.map-decoy", kdir);
+	write_sysmap(kfile, 0xffffffff81000000ULL, 200, "fn");
+	write_sysmap(decoy, 0xffffffff81000000ULL, 200, "decoy");
+	ro.kernel = kfile;
+	kr.res = pmclog_resolver__new(st, &ro);
+
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffff81000000ULL, 0xffffffff82000000ULL,
+		  0xffffffff81000000ULL, PMCLOG_MAP_F_INITIAL, "[kernel]");
+	lb_pcsample(&b, 0, 1, 1, 0xffffffff81000085ULL, 0);
+	lb_closelog(&b, 1, 0, 0);
+	pmclog_reader__feed(r, b.data, b.len);
+	pmclog_reader__feed_eof(r);
+	while (pmclog_reader__next(r, &rec) == 1)
+		assert_int_equal(pmclog_replay__add(rp, &rec), 0);
+	assert_int_equal(pmclog_replay__run(rp, resolve_sample, &kr), 0);
+	assert_non_null(kr.symbol);
+	assert_string_equal(kr.symbol, "fn2");
+	assert_string_equal(pmclog_resolver__file(pmclog_replay__object(rp, 0)), kfile);
+
+	pmclog_reader__free(r);
+	pmclog_replay__free(rp);
+	pmclog_resolver__free(kr.res);
+	pmclog_strings__free(st);
+}
+
 /* ------------------------------------------------------------------ */
 /* A whole report, and gprof                                          */
 
@@ -472,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_not_elf),
 		cmocka_unit_test(test_symtab_sizes),
 		cmocka_unit_test(test_sysmap),
+		cmocka_unit_test(test_kernel_file),
 		cmocka_unit_test(test_report_rows),
 		cmocka_unit_test(test_report_time),
 		cmocka_unit_test(test_gprof),

@@ -25,6 +25,7 @@ struct obj_priv {
 
 struct loaded {
 	const char *path;		/* interned */
+	bool as_sysmap;			/* read as a System.map, not as ELF */
 	struct pmclog_elf *elf;
 	struct pmclog_symtab *sysmap;
 	int err;
@@ -41,6 +42,7 @@ struct pmclog_resolver {
 	char *root;
 	char *kernel;
 	bool kernel_scanned;
+	bool kernel_file;		/* -k named the kernel: look for modules only */
 	const char *vmlinux;		/* interned, or NULL */
 	const char *sysmap;
 	struct kmod_file *kmods;
@@ -101,13 +103,14 @@ static struct loaded *load_cached(struct pmclog_resolver *res, const char *path,
 	if (!ipath)
 		return NULL;
 	for (size_t i = 0; i < res->ncache; i++)
-		if (res->cache[i].path == ipath)
+		if (res->cache[i].path == ipath && res->cache[i].as_sysmap == sysmap)
 			return &res->cache[i];
 	if (PMCLOG_GROW(res->cache, res->cache_cap, res->ncache + 1))
 		return NULL;
 	l = &res->cache[res->ncache++];
 	memset(l, 0, sizeof(*l));
 	l->path = ipath;
+	l->as_sysmap = sysmap;
 	if (sysmap)
 		l->err = pmclog_sysmap__load(path, res->strings, &l->sysmap,
 					     l->msg, sizeof(l->msg));
@@ -160,6 +163,8 @@ static int kdir_file(struct pmclog_resolver *res, const char *path,
 		res->nkmods++;
 		return 0;
 	}
+	if (res->kernel_file)
+		return 0;
 	if (!res->vmlinux && (!strcmp(base, "vmlinux") || name_has_prefix(base, "vmlinux-"))) {
 		ip = pmclog_strings__intern(res->strings, path);
 		res->vmlinux = ip;
@@ -224,6 +229,8 @@ static void kernel_scan(struct pmclog_resolver *res)
 	if (stat(path, &st))
 		return;
 	if (S_ISREG(st.st_mode)) {
+		/* That file, not another vmlinux* or System.map* beside it. */
+		res->kernel_file = true;
 		if (is_elf(path))
 			res->vmlinux = pmclog_strings__intern(res->strings, path);
 		else

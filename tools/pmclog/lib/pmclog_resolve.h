@@ -12,8 +12,9 @@
  *   [vdso], anon    no file: object + offset
  *
  * KERNELDIR (pmcstat's -k) is a directory searched recursively for
- * vmlinux*, System.map* and *.ko*, or a kernel file (the old syntax),
- * whose directory is then searched for modules.
+ * vmlinux*, System.map* and *.ko*, or a kernel file (the old syntax:
+ * ELF, else a System.map, whatever its name), whose directory is then
+ * searched for modules only.
  */
 #ifndef PMCLOG_RESOLVE_H
 #define PMCLOG_RESOLVE_H
