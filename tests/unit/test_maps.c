@@ -105,6 +105,12 @@ static void test_procmaps(void **state)
 	pmclog_procmaps__exec(pm, 11);
 	assert_null(pmclog_addrmap__find(pmclog_procmaps__get(pm, 11, false), 0x1800));
 	assert_non_null(pmclog_addrmap__find(pmclog_procmaps__get(pm, 10, false), 0x1800));
+	/*
+	 * A fork of itself (corrupt: found by fuzz_replay) keeps them; it
+	 * copied the maps onto themselves, emptied first.
+	 */
+	assert_int_equal(pmclog_procmaps__fork(pm, 10, 10), 0);
+	assert_non_null(pmclog_addrmap__find(pmclog_procmaps__get(pm, 10, false), 0x1800));
 	/* Exit keeps the maps. */
 	assert_true(pmclog_procmaps__exit(pm, 10));
 	assert_true(pmclog_procmaps__exited(pm, 10));
