@@ -490,6 +490,87 @@ static void test_report_rows(void **state)
 	pmclog_strings__free(st);
 }
 
+/* fmt's output of rr in a malloc'd string. */
+static char *printed(const struct report_run *rr, const char *fmt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(pmclog_report__print(rr->rep, fmt, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static size_t lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/*
+ * Names from a log may hold any byte but NUL: a newline in one split the
+ * row it named, and in the folded output a ';' added a frame, so that a
+ * log could forge rows (found by fuzz_report, with an event name).  The
+ * line formats escape them as pmclog dump does; JSON as JSON does.
+ */
+static void test_report_names_escaped(void **state)
+{
+	static struct logbuf b;
+	struct pmclog_report_opts o = {
+		.keys = { PMCLOG_SORT_PID, PMCLOG_SORT_DSO, PMCLOG_SORT_SYM }, .nkeys = 3,
+	};
+	struct report_run rr;
+	char *out, *stats = NULL;
+	size_t stats_len = 0;
+	FILE *f;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	lb_pmcallocate(&b, 1, PMCLOG_EV_CPU_CLOCK, 0, 1000, "cpu\n-clock");
+	lb_procexec(&b, 5, "/bin/a\nb;c");
+	lb_map_in(&b, 5, 0x1000, 0x2000, 0, 0, "/no/such\n 99.00%      1  evil;lib.so");
+	lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffff81000000ULL, 0xffffffff82000000ULL,
+		  0, 0, "[kernel]");
+	lb_ksymbol(&b, 0xffffffff81000100ULL, 0x100, 1, "ks\\ym;\n\x7f");
+	lb_pcsample(&b, 0, 5, 5, 0x1100, 1);
+	lb_pcsample(&b, 0, 5, 5, 0xffffffff81000110ULL, 0);
+	lb_closelog(&b, 2, 0, 0);
+	report_run_opts(&rr, &b, NULL, &o);
+	assert_int_equal(pmclog_report__nrows(rr.rep), 2);
+
+	out = printed(&rr, "text");
+	assert_int_equal(lines(out), 4 + 2);
+	assert_non_null(strstr(out, "event 'cpu\\x0a-clock'"));
+	assert_non_null(strstr(out, "5:a\\x0ab;c"));
+	assert_non_null(strstr(out, "such\\x0a 99.00%"));
+	assert_non_null(strstr(out, "ks\\x5cym;\\x0a\\x7f"));
+	free(out);
+
+	out = printed(&rr, "folded");
+	assert_int_equal(lines(out), 2);
+	assert_non_null(strstr(out, "a\\x0ab\\x3bc-5;such\\x0a 99.00%      1  evil\\x3blib.so [not found];0x100 1\n"));
+	assert_non_null(strstr(out, "a\\x0ab\\x3bc-5;[kernel];ks\\x5cym\\x3b\\x0a\\x7f 1\n"));
+	free(out);
+
+	out = printed(&rr, "json");
+	assert_non_null(strstr(out, "\"symbol\": \"ks\\\\ym;\\u000a\x7f\""));
+	free(out);
+
+	f = open_memstream(&stats, &stats_len);
+	pmclog_report__print_stats(rr.rep, f, 1);
+	fclose(f);
+	assert_non_null(strstr(stats, "event cpu\\x0a-clock\n"));
+	assert_null(strstr(stats, "such\n"));
+	free(stats);
+	report_free(&rr);
+}
+
 /* The profile gprof prints from the files -g writes. */
 static void test_gprof(void **state)
 {
@@ -551,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_file),
 		cmocka_unit_test(test_report_rows),
 		cmocka_unit_test(test_report_time),
+		cmocka_unit_test(test_report_names_escaped),
 		cmocka_unit_test(test_gprof),
 	};
 
