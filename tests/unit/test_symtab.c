@@ -220,6 +220,16 @@ static void test_not_elf(void **state)
 	assert_non_null(strstr(err, "t.c"));
 	snprintf(path, sizeof(path), "%s/missing", dir);
 	assert_int_equal(pmclog_elf__load(path, st, &e, err, sizeof(err)), -ENOENT);
+	/*
+	 * Only regular files: a device (which a process may map executable)
+	 * would be read without end, a FIFO would block the open.
+	 */
+	assert_int_equal(pmclog_elf__load("/dev/null", st, &e, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "cannot read /dev/null: not a regular file");
+	assert_int_equal(pmclog_elf__load(dir, st, &e, err, sizeof(err)), -EISDIR);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	run("mkfifo %s", path);
+	assert_int_equal(pmclog_elf__load(path, st, &e, err, sizeof(err)), -EINVAL);
 	pmclog_strings__free(st);
 }
 
@@ -490,6 +500,55 @@ static void test_report_rows(void **state)
 	pmclog_strings__free(st);
 }
 
+/*
+ * Paths in a log are opened under ROOT only as the kernel writes them:
+ * absolute, without . or .. (which led out of ROOT), and not cut short
+ * by the length of ROOT.
+ */
+static void test_report_odd_paths(void **state)
+{
+	static const char *const odd[] = {
+		"/sub/../nopie", "/./nopie", "nopie", "/..",
+	};
+	static struct logbuf b;
+	struct report_run rr;
+	char longpath[4200];
+	size_t n;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	memset(longpath, 'x', sizeof(longpath) - 1);
+	longpath[0] = '/';
+	longpath[sizeof(longpath) - 1] = '\0';
+	lb_initialize(&b);
+	lb_map_in(&b, 3, 0x10000, 0x20000, 0, 0, "/nopie");
+	lb_pcsample(&b, 0, 3, 3, 0x10100, 1);
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+		lb_map_in(&b, 3, 0x100000 * (i + 1), 0x100000 * (i + 1) + 0x1000, 0, 0, odd[i]);
+		lb_pcsample(&b, 0, 3, 3, 0x100000 * (i + 1) + 0x10, 1);
+	}
+	lb_map_in(&b, 3, 0x900000, 0x901000, 0, 0, longpath);
+	lb_pcsample(&b, 0, 3, 3, 0x900010, 1);
+	lb_closelog(&b, 6, 0, 0);
+	report_run(&rr, &b, dir);
+	n = pmclog_replay__nobjects(rr.rp);
+	assert_int_equal(n, 6);
+	for (size_t i = 0; i < n; i++) {
+		const struct pmclog_object *o = pmclog_replay__object(rr.rp, i);
+
+		if (!strcmp(o->path, "/nopie")) {
+			assert_int_equal(pmclog_resolver__state(o), PMCLOG_OBJST_LOADED);
+			continue;
+		}
+		assert_int_equal(pmclog_resolver__state(o), PMCLOG_OBJST_NOTFOUND);
+		assert_string_equal(pmclog_resolver__detail(o),
+				    o->path == pmclog_strings__intern(rr.st, longpath) ?
+				    "ROOT and the path are too long" :
+				    "not a path as the kernel writes them (absolute, no . or ..): not looked for");
+	}
+	report_free(&rr);
+}
+
 /* fmt's output of rr in a malloc'd string. */
 static char *printed(const struct report_run *rr, const char *fmt)
 {
@@ -633,6 +692,7 @@ int main(void)
 		cmocka_unit_test(test_report_rows),
 		cmocka_unit_test(test_report_time),
 		cmocka_unit_test(test_report_names_escaped),
+		cmocka_unit_test(test_report_odd_paths),
 		cmocka_unit_test(test_gprof),
 	};
 

@@ -255,13 +255,40 @@ static const char *kmod_path(struct pmclog_resolver *res, const char *name)
 /* ------------------------------------------------------------------ */
 /* Loading an object's symbols                                        */
 
+/*
+ * As the kernel writes a mapped file's path (d_path()): absolute, without
+ * "." or ".." components, which could lead a log's path out of ROOT.
+ */
+static bool kernel_path(const char *path)
+{
+	if (path[0] != '/')
+		return false;
+	for (const char *c = path; c; c = strchr(c + 1, '/')) {
+		size_t n = strcspn(c + 1, "/");
+
+		if ((n == 1 && c[1] == '.') || (n == 2 && c[1] == '.' && c[2] == '.'))
+			return false;
+	}
+	return true;
+}
+
 static void load_file_object(struct pmclog_resolver *res,
 			     struct pmclog_object *obj, struct obj_priv *p)
 {
 	char path[4096];
 	struct loaded *l;
 
-	snprintf(path, sizeof(path), "%s%s", res->root, obj->path);
+	if (!kernel_path(obj->path)) {
+		p->state = PMCLOG_OBJST_NOTFOUND;
+		snprintf(p->detail, sizeof(p->detail), "%s",
+			 "not a path as the kernel writes them (absolute, no . or ..): not looked for");
+		return;
+	}
+	if ((size_t)snprintf(path, sizeof(path), "%s%s", res->root, obj->path) >= sizeof(path)) {
+		p->state = PMCLOG_OBJST_NOTFOUND;
+		snprintf(p->detail, sizeof(p->detail), "%s", "ROOT and the path are too long");
+		return;
+	}
 	l = load_cached(res, path, false);
 	if (!l || l->err) {
 		p->state = PMCLOG_OBJST_NOTFOUND;

@@ -3,7 +3,9 @@
  * libpmclog resolver: name the function at an object address, loading
  * each object's symbols once, on first use.
  *
- *   file objects    ROOT/path (ELF; file offset -> vaddr by PT_LOAD)
+ *   file objects    ROOT/path (ELF; file offset -> vaddr by PT_LOAD), for
+ *                   an absolute path without . or .. (as the kernel
+ *                   writes them), naming a regular file
  *   "[kernel]"      the symbols the log carries (KSYMBOL: the recorder's
  *                   copy of /proc/kallsyms), else the vmlinux or
  *                   System.map found under ROOT/KERNELDIR
