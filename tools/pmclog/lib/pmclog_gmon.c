@@ -27,6 +27,7 @@ struct gmon_hist {
 	__u32 nbins;
 	__u16 *bins;
 	__u64 clamped;	/* samples lost to 16-bit bins */
+	__u64 top;	/* samples in a last bin that would end at 2^64 */
 };
 
 static void put_bytes(FILE *f, const void *p, size_t n)
@@ -62,7 +63,10 @@ static int gmon_write_file(const char *path, const struct gmon_hist *h,
 	return fclose(f) ? -errno : 0;
 }
 
-/* The histogram of obj's samples, over the range they span. */
+/*
+ * The histogram of obj's samples, over the range they span: 1, or 0 when
+ * there is none to write (no samples, or only in h->top).
+ */
 static int gmon_hist(const struct pmclog_report *rep,
 		     const struct pmclog_object *obj, struct gmon_hist *h)
 {
@@ -84,8 +88,11 @@ static int gmon_hist(const struct pmclog_report *rep,
 		h->binsz *= 2;
 	h->low = lo & ~(h->binsz - 1);
 	h->nbins = (__u32)((hi - h->low) / h->binsz + 1);
+	/* high_pc is a 64-bit address: a bin ending at 2^64 cannot be said. */
+	if (h->nbins > (UINT64_MAX - h->low) / h->binsz)
+		h->nbins--;
 	h->high = h->low + (__u64)h->nbins * h->binsz;
-	h->bins = calloc(h->nbins, sizeof(*h->bins));
+	h->bins = calloc(h->nbins ? h->nbins : 1, sizeof(*h->bins));
 	if (!h->bins)
 		return -ENOMEM;
 	for (size_t i = 0; i < rep->nents; i++) {
@@ -95,12 +102,18 @@ static int gmon_hist(const struct pmclog_report *rep,
 
 		if (e->obj != obj || !e->has_vaddr)
 			continue;
+		if (e->addr >= h->high) {
+			h->top += e->count;
+			continue;
+		}
 		b = &h->bins[(e->addr - h->low) / h->binsz];
 		room = UINT16_MAX - *b;
 		h->clamped += e->count > room ? e->count - room : 0;
 		*b += (__u16)(e->count > room ? room : e->count);
 	}
-	return 1;
+	if (!h->nbins)
+		free(h->bins);
+	return h->nbins ? 1 : 0;
 }
 
 /* DIR/NAME.gmon for obj, unique among the files already written. */
@@ -129,6 +142,9 @@ static int gmon_object(const struct pmclog_report *rep,
 	int ret;
 
 	ret = gmon_hist(rep, obj, &h);
+	if (h.top)
+		fprintf(stderr, "pmclog report: %s: %llu samples in the last %llu bytes of the address space, which gmon.out cannot describe, were left out of its profile\n",
+			obj->path, (unsigned long long)h.top, (unsigned long long)h.binsz);
 	if (ret <= 0)
 		return ret;
 	gmon_name(obj, path, sizeof(path), dir, seq);
