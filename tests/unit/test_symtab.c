@@ -737,6 +737,50 @@ static void test_gprof_top(void **state)
 	report_free(&rr);
 }
 
+/*
+ * The kernel's profile is kernel.gmon; so was that of a program called
+ * kernel, which overwrote it: names were told apart by the last part of
+ * the objects' paths, not by the names written (caught by fuzz_report's
+ * check that -M names each file once, on an input made for it).
+ */
+static void test_gprof_names(void **state)
+{
+	static struct logbuf b;
+	struct pmclog_report_opts o = {
+		.keys = { PMCLOG_SORT_DSO, PMCLOG_SORT_SYM }, .nkeys = 2,
+	};
+	struct pmclog_resolver_opts ro = { .root = dir, .kernel = "/nopie" };
+	char gdir[128], map[160], line[512], err[256];
+	struct report_run rr;
+	int kernel = 0, prog = 0;
+	FILE *f;
+
+	(void)state;
+	run("mkdir -p %s/sub && cp %s/nopie %s/sub/kernel", dir, dir, dir);
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffff81000000ULL, 0xffffffff81100000ULL,
+		  0x400000, 0, "[kernel]");
+	lb_map_in(&b, 3, 0x400000, 0x500000, 0, 0, "/sub/kernel");
+	lb_pcsample(&b, 0, 3, 3, 0xffffffff81001010ULL, 0);
+	lb_pcsample(&b, 0, 3, 3, 0x401010, 1);
+	lb_closelog(&b, 2, 0, 0);
+	report_run_ro(&rr, &b, &ro, &o);
+	snprintf(gdir, sizeof(gdir), "%s/gmon-names", dir);
+	snprintf(map, sizeof(map), "%s/gmon-names.map", dir);
+	assert_int_equal(pmclog_report__write_gmon(rr.rep, gdir, map, err, sizeof(err)), 0);
+	f = fopen(map, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		kernel += strstr(line, "/kernel.gmon ") != NULL;
+		prog += strstr(line, "/kernel~1.gmon ") && strstr(line, "/sub/kernel\n");
+	}
+	fclose(f);
+	assert_int_equal(kernel, 1);
+	assert_int_equal(prog, 1);
+	report_free(&rr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -755,6 +799,7 @@ int main(void)
 		cmocka_unit_test(test_report_odd_paths),
 		cmocka_unit_test(test_gprof),
 		cmocka_unit_test(test_gprof_top),
+		cmocka_unit_test(test_gprof_names),
 	};
 
 	return cmocka_run_group_tests_name("symtab", tests, setup, teardown);

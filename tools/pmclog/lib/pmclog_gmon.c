@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "pmclog_array.h"
 #include "pmclog_report_int.h"
 
 #define GMON_TAG_TIME_HIST	0
@@ -116,24 +117,44 @@ static int gmon_hist(const struct pmclog_report *rep,
 	return h->nbins ? 1 : 0;
 }
 
-/* DIR/NAME.gmon for obj, unique among the files already written. */
-static void gmon_name(const struct pmclog_object *obj, char *buf, size_t len,
-		      const char *dir, unsigned int seq)
+/* The files written so far: each object gets its own. */
+struct gmon_names {
+	char **v;
+	size_t n, cap;
+};
+
+static bool gmon_taken(const struct gmon_names *w, const char *path)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (!strcmp(w->v[i], path))
+			return true;
+	return false;
+}
+
+/*
+ * DIR/NAME.gmon for obj (NAME: the last part of its path, "kernel" for
+ * the kernel), or DIR/NAME~N.gmon with the first N no file written before
+ * has; 0, or -ENAMETOOLONG.
+ */
+static int gmon_name(const struct pmclog_object *obj, const char *dir,
+		     const struct gmon_names *w, char *buf, size_t len)
 {
 	const char *base = strrchr(obj->path, '/');
 
 	base = base ? base + 1 : obj->path;
 	if (obj->kind == PMCLOG_OBJ_KERNEL)
 		base = "kernel";
-	if (seq)
-		snprintf(buf, len, "%s/%s~%u.gmon", dir, base, seq);
-	else
-		snprintf(buf, len, "%s/%s.gmon", dir, base);
+	if ((size_t)snprintf(buf, len, "%s/%s.gmon", dir, base) >= len)
+		return -ENAMETOOLONG;
+	for (unsigned int seq = 1; gmon_taken(w, buf); seq++)
+		if ((size_t)snprintf(buf, len, "%s/%s~%u.gmon", dir, base, seq) >= len)
+			return -ENAMETOOLONG;
+	return 0;
 }
 
 static int gmon_object(const struct pmclog_report *rep,
 		       const struct pmclog_object *obj, const char *dir,
-		       FILE *map, unsigned int seq, char *err, size_t errlen)
+		       FILE *map, struct gmon_names *w, char *err, size_t errlen)
 {
 	const struct pmclog_replay_stats *st = pmclog_replay__stats(rep->replay);
 	__u32 rate = st->freq && st->period <= UINT32_MAX ? (__u32)st->period : 1000;
@@ -147,13 +168,23 @@ static int gmon_object(const struct pmclog_report *rep,
 			obj->path, (unsigned long long)h.top, (unsigned long long)h.binsz);
 	if (ret <= 0)
 		return ret;
-	gmon_name(obj, path, sizeof(path), dir, seq);
+	ret = gmon_name(obj, dir, w, path, sizeof(path));
+	if (ret) {
+		free(h.bins);
+		snprintf(err, errlen, "cannot write %s/...: %s", dir, strerror(-ret));
+		return ret;
+	}
 	ret = gmon_write_file(path, &h, rate);
 	free(h.bins);
+	if (!ret && PMCLOG_GROW(w->v, w->cap, w->n + 1))
+		ret = -ENOMEM;
+	if (!ret && !(w->v[w->n] = strdup(path)))
+		ret = -ENOMEM;
 	if (ret) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-ret));
 		return ret;
 	}
+	w->n++;
 	if (map)
 		fprintf(map, "%s %s\n", path, pmclog_resolver__file(obj));
 	if (h.clamped)
@@ -162,29 +193,11 @@ static int gmon_object(const struct pmclog_report *rep,
 	return 0;
 }
 
-/* How many objects before obj have obj's file name. */
-static unsigned int name_seq(const struct pmclog_report *rep, size_t idx)
-{
-	const struct pmclog_object *obj = pmclog_replay__object(rep->replay, idx);
-	const char *b = strrchr(obj->path, '/');
-	unsigned int n = 0;
-
-	b = b ? b + 1 : obj->path;
-	for (size_t i = 0; i < idx; i++) {
-		const struct pmclog_object *o = pmclog_replay__object(rep->replay, i);
-		const char *ob = strrchr(o->path, '/');
-
-		ob = ob ? ob + 1 : o->path;
-		if (!strcmp(ob, b) && pmclog_resolver__elf(o))
-			n++;
-	}
-	return n;
-}
-
 int pmclog_report__write_gmon(const struct pmclog_report *rep, const char *dir,
 			      const char *mapfile, char *err, size_t errlen)
 {
 	size_t n = pmclog_replay__nobjects(rep->replay);
+	struct gmon_names written = { 0 };
 	FILE *map = NULL;
 	int ret = 0;
 
@@ -200,8 +213,11 @@ int pmclog_report__write_gmon(const struct pmclog_report *rep, const char *dir,
 		const struct pmclog_object *o = pmclog_replay__object(rep->replay, i);
 
 		if (pmclog_resolver__elf(o))
-			ret = gmon_object(rep, o, dir, map, name_seq(rep, i), err, errlen);
+			ret = gmon_object(rep, o, dir, map, &written, err, errlen);
 	}
+	for (size_t i = 0; i < written.n; i++)
+		free(written.v[i]);
+	free(written.v);
 	if (map && fclose(map) && !ret) {
 		snprintf(err, errlen, "cannot write %s: %s", mapfile, strerror(errno));
 		ret = -EIO;
