@@ -173,4 +173,37 @@ static inline void fz_check_symtab(const struct pmclog_symtab *t, const char *wh
 	}
 }
 
+/*
+ * A gmon.out file as pmclog_gmon.c writes it: the 20-byte header, then
+ * one histogram record (tag 0, low_pc, high_pc, hist_size, prof_rate,
+ * 15 + 1 bytes of dimension), then hist_size 16-bit bins; the range
+ * holds hist_size bins of a power-of-two size, 2 bytes or more.
+ */
+static inline void fz_check_gmon(const char *path)
+{
+	unsigned char buf[61];
+	__u64 low, high, binsz;
+	__u32 nbins, version;
+	struct stat st;
+	FILE *f = fopen(path, "re");
+
+	if (!f || fstat(fileno(f), &st) || fread(buf, 1, sizeof(buf), f) != sizeof(buf))
+		fz_fail("%s: not a gmon file that can be read", path);
+	fclose(f);
+	memcpy(&version, buf + 4, 4);
+	memcpy(&low, buf + 21, 8);
+	memcpy(&high, buf + 29, 8);
+	memcpy(&nbins, buf + 37, 4);
+	FZ_CHECK(!memcmp(buf, "gmon", 4) && version == 1 && buf[20] == 0,
+		 "%s: not a gmon version 1 histogram", path);
+	FZ_CHECK((__u64)st.st_size == sizeof(buf) + 2ULL * nbins,
+		 "%s: %lld bytes for %u bins", path, (long long)st.st_size, nbins);
+	FZ_CHECK(nbins && high > low, "%s: %u bins over [0x%llx, 0x%llx)", path, nbins,
+		 (unsigned long long)low, (unsigned long long)high);
+	binsz = (high - low) / nbins;
+	FZ_CHECK(binsz >= 2 && !(binsz & (binsz - 1)) && binsz * nbins == high - low,
+		 "%s: [0x%llx, 0x%llx) is not %u bins of a power of two", path,
+		 (unsigned long long)low, (unsigned long long)high, nbins);
+}
+
 #endif /* FUZZ_COMMON_H */

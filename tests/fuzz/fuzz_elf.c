@@ -12,7 +12,7 @@
  * with samples on the symbols found the first way.  The resolver must
  * load exactly what the first load accepted, and name each sample as a
  * lookup in the first load's tables does; a report of it (every format,
- * gprof files) must not fail.
+ * gprof files, which must be sound gmon histograms) must not fail.
  */
 #include <limits.h>
 
@@ -263,7 +263,8 @@ static void report(const struct logbuf *b, struct pmclog_strings *strings,
 	struct pmclog_replay *rp = replay_of(b, strings);
 	struct pmclog_resolver *res = pmclog_resolver__new(strings, ro);
 	struct pmclog_report *rep = res ? pmclog_report__new(strings, rp, res, &o) : NULL;
-	char gdir[PATH_MAX], err[512] = "";
+	char gdir[PATH_MAX], map[PATH_MAX + 16], line[2 * PATH_MAX], err[512] = "";
+	FILE *f;
 
 	if (!rep)
 		fz_fail("out of memory");
@@ -273,8 +274,19 @@ static void report(const struct logbuf *b, struct pmclog_strings *strings,
 		pmclog_report__print(rep, *f, fz_devnull());
 	pmclog_report__print_stats(rep, fz_devnull(), 1);
 	snprintf(gdir, sizeof(gdir), "%s/gmon", fz_scratch_dir());
-	if (pmclog_report__write_gmon(rep, gdir, NULL, err, sizeof(err)))
+	snprintf(map, sizeof(map), "%s/gmon.map", gdir);
+	if (pmclog_report__write_gmon(rep, gdir, map, err, sizeof(err))) {
 		FZ_CHECK(err[0], "-g failed without saying why");
+	} else if ((f = fopen(map, "re"))) {
+		while (fgets(line, sizeof(line), f)) {
+			FZ_CHECK(strchr(line, ' '), "-M line without a space: %s", line);
+			*strchr(line, ' ') = '\0';
+			fz_check_gmon(line);
+		}
+		fclose(f);
+	} else {
+		fz_fail("-M %s not written: %s", map, strerror(errno));
+	}
 	fz_rm_tree(gdir);
 	pmclog_report__free(rep);
 	pmclog_resolver__free(res);
