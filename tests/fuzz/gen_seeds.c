@@ -271,6 +271,27 @@ static void report_log(struct logbuf *b, const char *root, bool stripped, bool k
 	pmclog_strings__free(st);
 }
 
+/*
+ * The kernel at the top of the address space, a second kernel object and
+ * a program called kernel: what the gprof files' names and ranges must
+ * survive.
+ */
+static void report_gmon_log(struct logbuf *b)
+{
+	memset(b, 0, sizeof(*b));
+	lb_initialize(b);
+	lb_map_in(b, PMCLOG_PID_KERNEL, 0xffffffff81000000ULL, 0xffffffff81001000ULL,
+		  0xfffffffffffff000ULL, 0, "[kernel]");
+	lb_map_in(b, PMCLOG_PID_KERNEL, 0xffffffff91000000ULL, 0xffffffff91100000ULL,
+		  0x400000, 0, "[kernel2]");
+	lb_map_in(b, PROG_PID, 0x400000, 0x500000, 0, 0, "/kernel/vmlinux");
+	lb_pcsample(b, 0, PROG_PID, PROG_PID, 0xffffffff81000000ULL, 0);
+	lb_pcsample(b, 0, PROG_PID, PROG_PID, 0xffffffff81000fffULL, 0);
+	lb_pcsample(b, 0, PROG_PID, PROG_PID, 0xffffffff91001010ULL, 0);
+	lb_pcsample(b, 0, PROG_PID, PROG_PID, 0x401010, 1);
+	lb_closelog(b, 4, 0, 0);
+}
+
 static void report_seeds(const char *root)
 {
 	/* See fuzz_report.c for what the bytes mean. */
@@ -283,6 +304,8 @@ static void report_seeds(const char *root)
 	static struct logbuf b;
 	char name[64];
 
+	report_gmon_log(&b);
+	write_seed("gmon", opts[0], sizeof(opts[0]), b.data, b.len);
 	for (int v = 0; v < 3; v++) {
 		report_log(&b, root, v == 1, v == 2);
 		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
