@@ -3,7 +3,9 @@
 # The one top-level make for pmclog.
 #
 #   make                 module (against KDIR) and the pmclog tool
-#   make check           every test: unit tests (plain, then ASan+UBSan), then the VM scenarios
+#   make check           every test: unit tests (plain, then ASan+UBSan), a short
+#                        fuzz run, then the VM scenarios
+#   make fuzz            the libFuzzer targets (tests/fuzz), FUZZ_SECONDS (60) each
 #   make demo            boot a VM with the module and profile a workload
 #   make deps            install what the above need (Debian packages)
 #   make lint            checkpatch --strict, sparse, mandoc, pmclog(1) vs options
@@ -76,11 +78,22 @@ unit-sanitize: deps
 	$(MAKE) -C $(SAN_DIR)/tests/unit check CFLAGS="$(SAN_CFLAGS)" \
 		LDFLAGS="-fsanitize=address,undefined"
 
+# The libFuzzer targets over the reader, the replay, the report and the
+# ELF loaders (tests/fuzz/Makefile), each for FUZZ_SECONDS; make check
+# gives each FUZZ_CHECK_SECONDS.  Any crash fails, naming the reproducer.
+FUZZ_SECONDS		?= 60
+FUZZ_CHECK_SECONDS	?= 15
+
+.PHONY: fuzz
+fuzz: deps
+	$(MAKE) -C tests/fuzz run FUZZ_SECONDS=$(FUZZ_SECONDS)
+
 check: deps
 	$(MAKE) unit
 	$(MAKE) unit-sanitize
 	tests/man/check-options.sh
 	tests/dkms/run.sh || [ $$? -eq 4 ]
+	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS)
 	$(MAKE) vm
 
 LINT_KERNELS ?= $(KERNELS)
@@ -127,4 +140,5 @@ clean:
 	-test -d "$(KDIR)" && $(MAKE) -C "$(KDIR)" M="$(CURDIR)" clean
 	$(MAKE) -C tools/pmclog clean
 	$(MAKE) -C tests/unit clean
+	$(MAKE) -C tests/fuzz clean
 	rm -rf build

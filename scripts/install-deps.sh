@@ -18,9 +18,12 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/vm/kernels.sh
 . "$repo/tests/vm/kernels.sh"
 
+# clang builds the libFuzzer targets (tests/fuzz); libFuzzer itself is in
+# libclang-rt-dev, which clang only recommends.
 base_packages=(
 	build-essential gcc make pkg-config
 	libelf-dev zlib1g-dev libcmocka-dev
+	clang libclang-rt-dev
 	qemu-system-x86 busybox-static cpio xz-utils zstd kmod dkms
 )
 

@@ -7,39 +7,31 @@
  * The reader must never crash, read out of bounds, loop, or leak; every
  * record it accepts must be printable.
  */
-#include <errno.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-
+#include "fuzz_common.h"
 #include "pmclog_format.h"
-#include "pmclog_reader.h"
 
-static FILE *devnull;
-
-/* What the reader promises of every record it accepts. */
-static void check_record(const struct pmclog_record *rec)
-{
-	if (rec->length < sizeof(struct pmclog_header) ||
-	    rec->length % PMCLOG_RECORD_ALIGN ||
-	    rec->length < pmclog_record_min_size(rec->type))
-		abort();
-	if ((rec->type == PMCLOG_TYPE_MAP_IN ||
-	     rec->type == PMCLOG_TYPE_PROCEXEC) && !rec->path)
-		abort();
-}
-
-/* Read records until the reader wants more bytes; 0 once it is done. */
+/*
+ * Read records until the reader wants more bytes (1) or is done (0).  An
+ * error is sticky and says where and why.
+ */
 static int read_available(struct pmclog_reader *r)
 {
 	struct pmclog_record rec;
 	int ret;
 
 	while ((ret = pmclog_reader__next(r, &rec)) == 1) {
-		check_record(&rec);
-		pmclog_format_record(devnull, &rec);
+		fz_check_record(&rec);
+		FZ_CHECK(!pmclog_format_record(fz_devnull(), &rec),
+			 "record at offset %llu not printed", (unsigned long long)rec.offset);
 	}
-	return ret == -EAGAIN ? 1 : 0;
+	if (ret == -EAGAIN)
+		return 1;
+	if (ret < 0) {
+		FZ_CHECK(pmclog_reader__error(r) == ret && pmclog_reader__errmsg(r)[0],
+			 "error %d without its message", ret);
+		FZ_CHECK(pmclog_reader__next(r, &rec) == ret, "error %d not sticky", ret);
+	}
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -49,15 +41,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	if (!devnull)
-		devnull = fopen("/dev/null", "w");
 	chunk = (size_t)data[0] + 1;
 	data++;
 	size--;
 
 	r = pmclog_reader__new(NULL);
 	if (!r)
-		return 0;
+		fz_fail("pmclog_reader__new: %s", strerror(errno));
 	for (off = 0; off < size; off += chunk) {
 		size_t len = size - off < chunk ? size - off : chunk;
 

@@ -1,44 +1,375 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Write seed inputs for fuzz_reader into the directory argv[1]: valid
- * logs from tests/unit/log_builder.h, behind the chunk-size byte.
+ * Write the seed inputs of the fuzz targets (tests/unit/log_builder.h
+ * logs, and the ELF files the Makefile built) into a directory:
+ *
+ *   gen_seeds reader DIR        logs behind fuzz_reader's chunk-size byte
+ *   gen_seeds replay DIR        logs whose maps fork, exec, split, reorder
+ *   gen_seeds report ROOT DIR   logs sampling the functions of ROOT's files,
+ *                               behind fuzz_report's option bytes
+ *   gen_seeds elf DIR ROLE:FILE...  FILE behind fuzz_elf's role byte, whole
+ *                               and truncated
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "log_builder.h"
+#include "pmclog_symtab.h"
 
-static void write_seed(const char *dir, const char *name,
-		       const struct logbuf *b, unsigned char chunk)
+static const char *outdir;
+
+static void write_seed(const char *name, const void *pre, size_t prelen,
+		       const void *data, size_t len)
 {
 	char path[4096];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", outdir, name);
 	f = fopen(path, "wb");
-	if (!f || fputc(chunk, f) == EOF ||
-	    fwrite(b->data, 1, b->len, f) != b->len || fclose(f)) {
+	if (!f || fwrite(pre, 1, prelen, f) != prelen ||
+	    fwrite(data, 1, len, f) != len || fclose(f)) {
 		perror(path);
 		exit(1);
 	}
 }
 
-int main(int argc, char **argv)
+static void write_log(const char *name, const struct logbuf *b)
+{
+	write_seed(name, "", 0, b->data, b->len);
+}
+
+static void at(struct logbuf *b, size_t off, __u64 ts)
+{
+	lb_header(b, off)->tstamp = ts;
+}
+
+/* ------------------------------------------------------------------ */
+/* reader                                                             */
+
+static void reader_seeds(void)
 {
 	static struct logbuf full, future;
+	unsigned char c;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: gen_seeds DIR\n");
-		return 2;
-	}
 	lb_full_log(&full);
-	write_seed(argv[1], "full-log", &full, 255);
-	write_seed(argv[1], "full-log-split7", &full, 6);
-
+	c = 255;
+	write_seed("full-log", &c, 1, full.data, full.len);
+	c = 6;
+	write_seed("full-log-split7", &c, 1, full.data, full.len);
 	lb_initialize(&future);
 	lb_future(&future, 200);
 	lb_pcsample(&future, 1, 2, 3, 0x400000, 1);
 	lb_closelog(&future, 1, 0, 0);
-	write_seed(argv[1], "future-type", &future, 255);
+	c = 255;
+	write_seed("future-type", &c, 1, future.data, future.len);
+}
+
+/* ------------------------------------------------------------------ */
+/* replay                                                             */
+
+static void replay_seeds(void)
+{
+	static struct logbuf b;
+
+	lb_full_log(&b);
+	write_log("full-log", &b);
+
+	/* fork copies, exec empties, a late sample sorts before the exit */
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	at(&b, lb_map_in(&b, 5, 0x400000, 0x403000, 0, PMCLOG_MAP_F_INITIAL, "/bin/sh"), 10);
+	at(&b, lb_procfork(&b, 5, 6), 20);
+	at(&b, lb_pcsample(&b, 0, 6, 6, 0x400100, 1), 25);
+	at(&b, lb_procexec(&b, 6, "/bin/busy"), 30);
+	at(&b, lb_pcsample(&b, 0, 6, 6, 0x400100, 1), 31);
+	at(&b, lb_map_in(&b, 6, 0x400000, 0x402000, 0, 0, "/bin/busy"), 32);
+	at(&b, lb_map_in(&b, 6, 0x7f0000000000, 0x7f0000004000, 0x1000, 0, "/lib/libc.so.6"), 33);
+	at(&b, lb_map_in(&b, 6, 0x7fff0000, 0x7fff2000, 0, PMCLOG_MAP_F_ANON, "[vdso]"), 33);
+	at(&b, lb_pcsample(&b, 0, 6, 6, 0x7f0000001234, 1), 40);
+	at(&b, lb_procexit(&b, 6, 0), 50);
+	at(&b, lb_pcsample(&b, 1, 6, 6, 0x401100, 1), 49);
+	at(&b, lb_pcsample(&b, 1, 5, 5, 0x400100, 1), 60);
+	at(&b, lb_dropnotify(&b, 1, 3, 0), 61);
+	lb_closelog(&b, 5, 3, 0);
+	write_log("fork-exec-exit", &b);
+
+	/* munmap of the middle splits; MAP_IN over a part replaces it */
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	lb_map_in(&b, 7, 0x10000, 0x20000, 0x3000, 0, "/lib/a.so");
+	lb_pcsample(&b, 0, 7, 7, 0x18000, 1);
+	lb_map_out(&b, 7, 0x14000, 0x16000);
+	lb_pcsample(&b, 0, 7, 7, 0x15000, 1);
+	lb_pcsample(&b, 0, 7, 7, 0x17000, 1);
+	lb_map_in(&b, 7, 0x1f000, 0x22000, 0, 0, "/lib/b.so");
+	lb_pcsample(&b, 0, 7, 7, 0x1f800, 1);
+	lb_map_out(&b, 7, 0x0, 0x11000);
+	lb_pcsample(&b, 0, 7, 7, 0x11800, 1);
+	lb_map_out(&b, 7, 0x30000, 0x20000);	/* end <= start: ignored */
+	lb_closelog(&b, 5, 0, 0);
+	write_log("split-replace", &b);
+
+	/* more processes than the pid table starts with */
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	lb_map_in(&b, 1, 0x400000, 0x401000, 0, 0, "/sbin/init");
+	for (__u32 pid = 2; pid < 80; pid++) {
+		lb_procfork(&b, pid / 2, pid);
+		if (pid % 8 == 0)
+			lb_pcsample(&b, 0, pid, pid, 0x400010 + pid, 1);
+	}
+	lb_closelog(&b, 9, 0, 0);
+	write_log("many-pids", &b);
+
+	/* the recorder's KSYMBOLs wait for [kernel]; a module loaded twice */
+	memset(&b, 0, sizeof(b));
+	at(&b, lb_initialize(&b), 1);
+	at(&b, lb_ksymbol(&b, 0xffffffff91000000ULL, 0x100, 1, "_stext"), 1);
+	at(&b, lb_ksymbol(&b, 0xffffffff91000100ULL, 0, 1, "do_work"), 1);
+	at(&b, lb_ksymbol(&b, 0xffffffffa0000000ULL, 0x10, 1, "nowhere"), 1);
+	at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffff91000000ULL, 0xffffffff92000000ULL,
+			 0xffffffff81000000ULL, PMCLOG_MAP_F_INITIAL, "[kernel]"), 5);
+	at(&b, lb_pcsample(&b, 0, 9, 9, 0xffffffff91000180ULL, 0), 6);
+	at(&b, lb_pcsample(&b, 0, 9, 9, 0, 0), 7);
+	at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffffc0001000ULL, 0xffffffffc0002000ULL,
+			 0, PMCLOG_MAP_F_KMODULE, "testmod"), 10);
+	at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffffc0100000ULL, 0xffffffffc0101000ULL,
+			 0, PMCLOG_MAP_F_KMODULE | PMCLOG_MAP_F_INIT, "testmod"), 10);
+	at(&b, lb_ksymbol(&b, 0xffffffffc0001040ULL, 0x40, 0, "testmod_busy"), 10);
+	at(&b, lb_pcsample(&b, 1, 9, 9, 0xffffffffc0001050ULL, 0), 11);
+	at(&b, lb_map_out(&b, PMCLOG_PID_KERNEL, 0xffffffffc0001000ULL, 0xffffffffc0002000ULL), 12);
+	at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffffc0009000ULL, 0xffffffffc000a000ULL,
+			 0, PMCLOG_MAP_F_KMODULE, "testmod"), 20);
+	at(&b, lb_ksymbol(&b, 0xffffffffc0009040ULL, 0x40, 0, "testmod_busy"), 20);
+	at(&b, lb_pcsample(&b, 1, 9, 9, 0xffffffffc0009060ULL, 0), 21);
+	at(&b, lb_closelog(&b, 4, 0, 0), 30);
+	write_log("kernel", &b);
+}
+
+/* ------------------------------------------------------------------ */
+/* report                                                             */
+
+#define PROG_PID	10
+#define PIE_PID		11
+#define PIE_BASE	0x555555554000ULL
+#define LIB_BASE	0x7f0000000000ULL
+#define KERNEL_START	0xffffffff81000000ULL
+#define MOD_START	0xffffffffc0001000ULL
+#define MOD_INIT_START	0xffffffffc0100000ULL
+
+static struct pmclog_elf *load(struct pmclog_strings *st, const char *root,
+			       const char *file)
+{
+	char path[4096], err[512];
+	struct pmclog_elf *e = NULL;
+
+	snprintf(path, sizeof(path), "%s%s", root, file);
+	if (pmclog_elf__load(path, st, &e, err, sizeof(err))) {
+		fprintf(stderr, "gen_seeds: %s\n", err);
+		exit(1);
+	}
+	return e;
+}
+
+/* MAP_IN of each PT_LOAD segment at base, as the kernel's mmap does. */
+static void map_object(struct logbuf *b, __u32 pid, const struct pmclog_elf *e,
+		       __u64 base, const char *path)
+{
+	for (size_t i = 0; i < e->nsegs; i++) {
+		const struct pmclog_elf_segment *s = &e->segs[i];
+		__u64 start = base + (s->vaddr & ~0xfffULL);
+		__u64 end = (base + s->vaddr + s->filesz + 0xfff) & ~0xfffULL;
+
+		lb_map_in(b, pid, start, end, s->offset & ~0xfffULL, 0, path);
+	}
+}
+
+/* A sample at the start and in the middle of every function of t. */
+static void sample_functions(struct logbuf *b, __u32 pid, const struct pmclog_symtab *t,
+			     __u64 delta, int user)
+{
+	for (size_t i = 0; i < pmclog_symtab__count(t); i++) {
+		const struct pmclog_sym *s = pmclog_symtab__at(t, i);
+
+		lb_pcsample(b, i % 4, pid, pid, s->addr + delta, user);
+		lb_pcsample(b, i % 4, pid, pid, s->addr + delta + s->size / 2, user);
+	}
+}
+
+static __u64 lowest(const struct pmclog_symtab *t)
+{
+	return pmclog_symtab__count(t) ? pmclog_symtab__at(t, 0)->addr & ~0xfffULL : 0;
+}
+
+/*
+ * The program, the PIE with the shared object (or its stripped copy), the
+ * kernel and the module, each function sampled; with kernel KSYMBOLs when
+ * ksyms.
+ */
+static void report_log(struct logbuf *b, const char *root, bool stripped, bool ksyms)
+{
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_elf *prog = load(st, root, "/bin/prog");
+	struct pmclog_elf *pie = load(st, root, "/bin/pie");
+	const char *lib_path = stripped ? "/lib/libseed-stripped.so" : "/lib/libseed.so";
+	struct pmclog_elf *lib = load(st, root, lib_path);
+	struct pmclog_elf *vmlinux = load(st, root, "/kernel/vmlinux");
+	struct pmclog_elf *mod = load(st, root, "/kernel/extra/seedmod.ko");
+	__u64 kbase = lowest(vmlinux->text);
+
+	memset(b, 0, sizeof(*b));
+	lb_initialize(b);
+	lb_pmcallocate(b, 1, PMCLOG_EV_CPU_CLOCK, PMCLOG_PMC_F_FREQ, 997, "cpu-clock");
+	if (ksyms) {
+		for (size_t i = 0; i < pmclog_symtab__count(vmlinux->text); i++) {
+			const struct pmclog_sym *s = pmclog_symtab__at(vmlinux->text, i);
+
+			lb_ksymbol(b, s->addr - kbase + KERNEL_START, s->size, 1, s->name);
+		}
+	}
+	lb_map_in(b, PMCLOG_PID_KERNEL, KERNEL_START, KERNEL_START + 0x1000000, kbase,
+		  PMCLOG_MAP_F_INITIAL, "[kernel]");
+	lb_map_in(b, PMCLOG_PID_KERNEL, MOD_START, MOD_START + ((mod->text_size + 0xfff) & ~0xfffULL),
+		  0, PMCLOG_MAP_F_KMODULE | PMCLOG_MAP_F_INITIAL, "seedmod");
+	lb_map_in(b, PMCLOG_PID_KERNEL, MOD_INIT_START,
+		  MOD_INIT_START + ((mod->init_size + 0xfff) & ~0xfffULL), 0,
+		  PMCLOG_MAP_F_KMODULE | PMCLOG_MAP_F_INIT, "seedmod");
+	lb_map_in(b, PMCLOG_PID_KERNEL, 0xffffffffc0200000ULL, 0xffffffffc0201000ULL, 0,
+		  PMCLOG_MAP_F_KMODULE, "logmod");
+	lb_ksymbol(b, 0xffffffffc0200100ULL, 0x80, 0, "logmod_fn");
+
+	lb_procexec(b, PROG_PID, "/bin/prog");
+	map_object(b, PROG_PID, prog, 0, "/bin/prog");
+	lb_procexec(b, PIE_PID, "/bin/pie");
+	map_object(b, PIE_PID, pie, PIE_BASE, "/bin/pie");
+	map_object(b, PIE_PID, lib, LIB_BASE, lib_path);
+	lb_map_in(b, PIE_PID, 0x7fff0000ULL, 0x7fff2000ULL, 0, PMCLOG_MAP_F_ANON, "[vdso]");
+
+	sample_functions(b, PROG_PID, prog->text, 0, 1);
+	sample_functions(b, PIE_PID, pie->text, PIE_BASE, 1);
+	sample_functions(b, PIE_PID, lib->text, LIB_BASE, 1);
+	sample_functions(b, PROG_PID, vmlinux->text, KERNEL_START - kbase, 0);
+	sample_functions(b, PIE_PID, mod->text, MOD_START, 0);
+	sample_functions(b, PIE_PID, mod->init, MOD_INIT_START, 0);
+	lb_pcsample(b, 0, PIE_PID, PIE_PID, 0xffffffffc0200140ULL, 0);
+	lb_pcsample(b, 0, PIE_PID, PIE_PID, 0x7fff0100ULL, 1);	/* [vdso] */
+	lb_pcsample(b, 0, PIE_PID, PIE_PID, 0x1234, 1);		/* no map */
+	lb_pcsample(b, 0, PIE_PID, PIE_PID, 0, 0);		/* hidden */
+	lb_procfork(b, PROG_PID, 12);
+	lb_pcsample(b, 1, 12, 12, pmclog_symtab__at(prog->text, 0)->addr, 1);
+	lb_procexit(b, 12, 0);
+	lb_dropnotify(b, 2, 4, 1);
+	lb_closelog(b, 0, 4, 1);
+
+	pmclog_elf__free(prog);
+	pmclog_elf__free(pie);
+	pmclog_elf__free(lib);
+	pmclog_elf__free(vmlinux);
+	pmclog_elf__free(mod);
+	pmclog_strings__free(st);
+}
+
+/*
+ * The kernel at the top of the address space, a second kernel object and
+ * a program called kernel: what the gprof files' names and ranges must
+ * survive.
+ */
+static void report_gmon_log(struct logbuf *b)
+{
+	memset(b, 0, sizeof(*b));
+	lb_initialize(b);
+	lb_map_in(b, PMCLOG_PID_KERNEL, 0xffffffff81000000ULL, 0xffffffff81001000ULL,
+		  0xfffffffffffff000ULL, 0, "[kernel]");
+	lb_map_in(b, PMCLOG_PID_KERNEL, 0xffffffff91000000ULL, 0xffffffff91100000ULL,
+		  0x400000, 0, "[kernel2]");
+	lb_map_in(b, PROG_PID, 0x400000, 0x500000, 0, 0, "/kernel/vmlinux");
+	lb_pcsample(b, 0, PROG_PID, PROG_PID, 0xffffffff81000000ULL, 0);
+	lb_pcsample(b, 0, PROG_PID, PROG_PID, 0xffffffff81000fffULL, 0);
+	lb_pcsample(b, 0, PROG_PID, PROG_PID, 0xffffffff91001010ULL, 0);
+	lb_pcsample(b, 0, PROG_PID, PROG_PID, 0x401010, 1);
+	lb_closelog(b, 4, 0, 0);
+}
+
+static void report_seeds(const char *root)
+{
+	/* See fuzz_report.c for what the bytes mean. */
+	static const unsigned char opts[][4] = {
+		{ 0x88, 0x01, 0, 0 },		/* dso,sym demangled, -g, -k /kernel */
+		{ 0x14, 0x02, 0, 0 },		/* pid,dso,sym, full paths, -k vmlinux */
+		{ 0x63, 0x07, 10, 255 },	/* pid, --time, --pid, -k System.map, ROOT/ */
+		{ 0x05, 0x00, 0, 0 },		/* sym,dso,pid, no -k */
+	};
+	static struct logbuf b;
+	char name[64];
+
+	report_gmon_log(&b);
+	write_seed("gmon", opts[0], sizeof(opts[0]), b.data, b.len);
+	for (int v = 0; v < 3; v++) {
+		report_log(&b, root, v == 1, v == 2);
+		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+			snprintf(name, sizeof(name), "%s-%zu",
+				 v == 0 ? "files" : v == 1 ? "stripped" : "ksymbols", i);
+			write_seed(name, opts[i], sizeof(opts[i]), b.data, b.len);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* elf                                                                */
+
+static void elf_seeds(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *file = strchr(argv[i], ':'), *base;
+		unsigned char role = (unsigned char)atoi(argv[i]);
+		void *buf;
+		size_t len;
+		char name[64];
+		int ret;
+
+		if (!file) {
+			fprintf(stderr, "gen_seeds: %s: expected ROLE:FILE\n", argv[i]);
+			exit(2);
+		}
+		ret = pmclog_read_file(++file, &buf, &len);
+		if (ret) {
+			fprintf(stderr, "gen_seeds: %s: %s\n", file, strerror(-ret));
+			exit(1);
+		}
+		base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+		snprintf(name, sizeof(name), "%d-%s", role, base);
+		write_seed(name, &role, 1, buf, len);
+		/* Cut short: the header only, a third, two thirds. */
+		for (int k = 0; k < 3; k++) {
+			size_t cut = k ? len * (size_t)k / 3 : 64;
+
+			snprintf(name, sizeof(name), "%d-%s-cut%zu", role, base, cut);
+			if (cut < len)
+				write_seed(name, &role, 1, buf, cut);
+		}
+		free(buf);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && !strcmp(argv[1], "reader")) {
+		outdir = argv[2];
+		reader_seeds();
+	} else if (argc >= 3 && !strcmp(argv[1], "replay")) {
+		outdir = argv[2];
+		replay_seeds();
+	} else if (argc >= 4 && !strcmp(argv[1], "report")) {
+		outdir = argv[3];
+		report_seeds(argv[2]);
+	} else if (argc >= 3 && !strcmp(argv[1], "elf")) {
+		outdir = argv[2];
+		elf_seeds(argc - 3, argv + 3);
+	} else {
+		fprintf(stderr, "usage: gen_seeds reader|replay DIR | report ROOT DIR | elf DIR ROLE:FILE...\n");
+		return 2;
+	}
 	return 0;
 }

@@ -105,6 +105,12 @@ static void test_procmaps(void **state)
 	pmclog_procmaps__exec(pm, 11);
 	assert_null(pmclog_addrmap__find(pmclog_procmaps__get(pm, 11, false), 0x1800));
 	assert_non_null(pmclog_addrmap__find(pmclog_procmaps__get(pm, 10, false), 0x1800));
+	/*
+	 * A fork of itself (corrupt: found by fuzz_replay) keeps them; it
+	 * copied the maps onto themselves, emptied first.
+	 */
+	assert_int_equal(pmclog_procmaps__fork(pm, 10, 10), 0);
+	assert_non_null(pmclog_addrmap__find(pmclog_procmaps__get(pm, 10, false), 0x1800));
 	/* Exit keeps the maps. */
 	assert_true(pmclog_procmaps__exit(pm, 10));
 	assert_true(pmclog_procmaps__exited(pm, 10));
@@ -308,6 +314,27 @@ static void test_replay_kernel(void **state)
 }
 
 /*
+ * No records at all (a log corrupt from its first byte): nothing to sort.
+ * The sort of an empty replay passed qsort() a NULL array, which UBSan
+ * (make unit-sanitize) reports; found by fuzz_replay.
+ */
+static void test_replay_empty(void **state)
+{
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_replay *rp = pmclog_replay__new(st);
+	struct seen seen = { 0 };
+
+	(void)state;
+	assert_non_null(rp);
+	assert_int_equal(pmclog_replay__run(rp, collect, &seen), 0);
+	assert_int_equal(seen.n, 0);
+	assert_int_equal(pmclog_replay__stats(rp)->samples, 0);
+	assert_int_equal(pmclog_replay__nobjects(rp), 0);
+	pmclog_replay__free(rp);
+	pmclog_strings__free(st);
+}
+
+/*
  * The recorder's kallsyms: text symbols only, sizes within one object,
  * records the reader accepts and the replay attaches to the kernel's
  * and a module's maps; all-zero addresses (kptr_restrict) refused.
@@ -383,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_replay_late_samples),
 		cmocka_unit_test(test_replay_fork_exec_exit),
 		cmocka_unit_test(test_replay_kernel),
+		cmocka_unit_test(test_replay_empty),
 		cmocka_unit_test(test_kallsyms),
 	};
 

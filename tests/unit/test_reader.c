@@ -614,6 +614,25 @@ static void test_first_record_not_initialize(void **state)
 		     "record at offset 0 has type 4: expected INITIALIZE first (not the start of a pmclog log)");
 }
 
+/*
+ * One INITIALIZE, at offset 0: a second one (found by fuzz_reader) would
+ * change ncpus under the records before it, and the report's time origin.
+ */
+static void test_second_initialize(void **state)
+{
+	struct logbuf b = { 0 };
+	size_t off;
+	(void)state;
+
+	lb_initialize(&b);
+	lb_pcsample(&b, 3, 1, 1, 0x1000, 1);
+	off = lb_initialize_abi(&b, PMCLOG_ABI_CURRENT, 64);
+	lb_pcsample(&b, 40, 1, 1, 0x1000, 1);
+	lb_closelog(&b, 2, 0, 0);
+	assert_error(&b, EBADMSG, off,
+		     "INITIALIZE record at offset 88: expected only one, at offset 0 (two logs run together, or a corrupt one)");
+}
+
 static void test_cpu_beyond_ncpus(void **state)
 {
 	struct logbuf b = { 0 };
@@ -827,6 +846,7 @@ int main(void)
 		cmocka_unit_test(test_pmcallocate_name_without_nul),
 		cmocka_unit_test(test_ksymbol_name_without_nul),
 		cmocka_unit_test(test_first_record_not_initialize),
+		cmocka_unit_test(test_second_initialize),
 		cmocka_unit_test(test_cpu_beyond_ncpus),
 		cmocka_unit_test(test_abi_major_2_refused),
 		cmocka_unit_test(test_other_byte_order),

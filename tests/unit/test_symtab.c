@@ -220,6 +220,16 @@ static void test_not_elf(void **state)
 	assert_non_null(strstr(err, "t.c"));
 	snprintf(path, sizeof(path), "%s/missing", dir);
 	assert_int_equal(pmclog_elf__load(path, st, &e, err, sizeof(err)), -ENOENT);
+	/*
+	 * Only regular files: a device (which a process may map executable)
+	 * would be read without end, a FIFO would block the open.
+	 */
+	assert_int_equal(pmclog_elf__load("/dev/null", st, &e, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "cannot read /dev/null: not a regular file");
+	assert_int_equal(pmclog_elf__load(dir, st, &e, err, sizeof(err)), -EISDIR);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	run("mkfifo %s", path);
+	assert_int_equal(pmclog_elf__load(path, st, &e, err, sizeof(err)), -EINVAL);
 	pmclog_strings__free(st);
 }
 
@@ -271,6 +281,82 @@ static void test_sysmap(void **state)
 	pmclog_strings__free(st);
 }
 
+/* A System.map of n text symbols fn0.., 0x40 apart from base. */
+static void write_sysmap(const char *path, __u64 base, int n, const char *prefix)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%llx T %s%d\n", (unsigned long long)(base + i * 0x40), prefix, i);
+	fclose(f);
+}
+
+struct kernel_resolve {
+	struct pmclog_resolver *res;
+	const char *symbol;
+};
+
+static int resolve_sample(void *ctx, const struct pmclog_sample_loc *s)
+{
+	struct kernel_resolve *kr = ctx;
+	struct pmclog_resolved out;
+
+	assert_non_null(s->obj);
+	assert_int_equal(pmclog_resolver__resolve(kr->res, s->obj, s->objaddr, &out), 0);
+	kr->symbol = out.symbol;
+	return 0;
+}
+
+/*
+ * -k FILE is the kernel, whatever its name: a System.map called
+ * vmlinux-* was taken for an ELF vmlinux by the search of its directory
+ * (for modules), failed as one, and its failure was then returned from
+ * the cache for the System.map it is (found by fuzz_elf).  Another
+ * System.map beside it is not used either.
+ */
+static void test_kernel_file(void **state)
+{
+	static struct logbuf b;
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_resolver_opts ro = { 0 };
+	struct kernel_resolve kr = { 0 };
+	struct pmclog_reader *r = pmclog_reader__new(NULL);
+	struct pmclog_replay *rp = pmclog_replay__new(st);
+	struct pmclog_record rec;
+	char kdir[128], kfile[160], decoy[160];
+
+	(void)state;
+	snprintf(kdir, sizeof(kdir), "%s/kfile", dir);
+	run("mkdir -p %s", kdir);
+	snprintf(kfile, sizeof(kfile), "%s/vmlinux-6.1.map", kdir);
+	snprintf(decoy, sizeof(decoy), "%s/System.map-decoy", kdir);
+	write_sysmap(kfile, 0xffffffff81000000ULL, 200, "fn");
+	write_sysmap(decoy, 0xffffffff81000000ULL, 200, "decoy");
+	ro.kernel = kfile;
+	kr.res = pmclog_resolver__new(st, &ro);
+
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffff81000000ULL, 0xffffffff82000000ULL,
+		  0xffffffff81000000ULL, PMCLOG_MAP_F_INITIAL, "[kernel]");
+	lb_pcsample(&b, 0, 1, 1, 0xffffffff81000085ULL, 0);
+	lb_closelog(&b, 1, 0, 0);
+	pmclog_reader__feed(r, b.data, b.len);
+	pmclog_reader__feed_eof(r);
+	while (pmclog_reader__next(r, &rec) == 1)
+		assert_int_equal(pmclog_replay__add(rp, &rec), 0);
+	assert_int_equal(pmclog_replay__run(rp, resolve_sample, &kr), 0);
+	assert_non_null(kr.symbol);
+	assert_string_equal(kr.symbol, "fn2");
+	assert_string_equal(pmclog_resolver__file(pmclog_replay__object(rp, 0)), kfile);
+
+	pmclog_reader__free(r);
+	pmclog_replay__free(rp);
+	pmclog_resolver__free(kr.res);
+	pmclog_strings__free(st);
+}
+
 /* ------------------------------------------------------------------ */
 /* A whole report, and gprof                                          */
 
@@ -283,16 +369,16 @@ struct report_run {
 	struct pmclog_report *rep;
 };
 
-static void report_run_opts(struct report_run *rr, struct logbuf *b,
-			    const char *root, const struct pmclog_report_opts *o)
+static void report_run_ro(struct report_run *rr, struct logbuf *b,
+			  const struct pmclog_resolver_opts *ro,
+			  const struct pmclog_report_opts *o)
 {
-	struct pmclog_resolver_opts ro = { .root = root };
 	struct pmclog_reader *r = pmclog_reader__new(NULL);
 	struct pmclog_record rec;
 
 	rr->st = pmclog_strings__new();
 	rr->rp = pmclog_replay__new(rr->st);
-	rr->res = pmclog_resolver__new(rr->st, &ro);
+	rr->res = pmclog_resolver__new(rr->st, ro);
 	rr->rep = pmclog_report__new(rr->st, rr->rp, rr->res, o);
 	pmclog_reader__feed(r, b->data, b->len);
 	pmclog_reader__feed_eof(r);
@@ -301,6 +387,14 @@ static void report_run_opts(struct report_run *rr, struct logbuf *b,
 	pmclog_reader__free(r);
 	assert_int_equal(pmclog_replay__run(rr->rp, pmclog_report__sample, rr->rep), 0);
 	assert_int_equal(pmclog_report__finish(rr->rep), 0);
+}
+
+static void report_run_opts(struct report_run *rr, struct logbuf *b,
+			    const char *root, const struct pmclog_report_opts *o)
+{
+	struct pmclog_resolver_opts ro = { .root = root };
+
+	report_run_ro(rr, b, &ro, o);
 }
 
 static void report_run(struct report_run *rr, struct logbuf *b, const char *root)
@@ -552,6 +646,136 @@ static void test_report_unfollowed(void **state)
 	pmclog_strings__free(st);
 }
 
+/*
+ * Paths in a log are opened under ROOT only as the kernel writes them:
+ * absolute, without . or .. (which led out of ROOT), and not cut short
+ * by the length of ROOT.
+ */
+static void test_report_odd_paths(void **state)
+{
+	static const char *const odd[] = {
+		"/sub/../nopie", "/./nopie", "nopie", "/..",
+	};
+	static struct logbuf b;
+	struct report_run rr;
+	char longpath[4200];
+	size_t n;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	memset(longpath, 'x', sizeof(longpath) - 1);
+	longpath[0] = '/';
+	longpath[sizeof(longpath) - 1] = '\0';
+	lb_initialize(&b);
+	lb_map_in(&b, 3, 0x10000, 0x20000, 0, 0, "/nopie");
+	lb_pcsample(&b, 0, 3, 3, 0x10100, 1);
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+		lb_map_in(&b, 3, 0x100000 * (i + 1), 0x100000 * (i + 1) + 0x1000, 0, 0, odd[i]);
+		lb_pcsample(&b, 0, 3, 3, 0x100000 * (i + 1) + 0x10, 1);
+	}
+	lb_map_in(&b, 3, 0x900000, 0x901000, 0, 0, longpath);
+	lb_pcsample(&b, 0, 3, 3, 0x900010, 1);
+	lb_closelog(&b, 6, 0, 0);
+	report_run(&rr, &b, dir);
+	n = pmclog_replay__nobjects(rr.rp);
+	assert_int_equal(n, 6);
+	for (size_t i = 0; i < n; i++) {
+		const struct pmclog_object *o = pmclog_replay__object(rr.rp, i);
+
+		if (!strcmp(o->path, "/nopie")) {
+			assert_int_equal(pmclog_resolver__state(o), PMCLOG_OBJST_LOADED);
+			continue;
+		}
+		assert_int_equal(pmclog_resolver__state(o), PMCLOG_OBJST_NOTFOUND);
+		assert_string_equal(pmclog_resolver__detail(o),
+				    o->path == pmclog_strings__intern(rr.st, longpath) ?
+				    "ROOT and the path are too long" :
+				    "not a path as the kernel writes them (absolute, no . or ..): not looked for");
+	}
+	report_free(&rr);
+}
+
+/* fmt's output of rr in a malloc'd string. */
+static char *printed(const struct report_run *rr, const char *fmt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(pmclog_report__print(rr->rep, fmt, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static size_t lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/*
+ * Names from a log may hold any byte but NUL: a newline in one split the
+ * row it named, and in the folded output a ';' added a frame, so that a
+ * log could forge rows (found by fuzz_report, with an event name).  The
+ * line formats escape them as pmclog dump does; JSON as JSON does.
+ */
+static void test_report_names_escaped(void **state)
+{
+	static struct logbuf b;
+	struct pmclog_report_opts o = {
+		.keys = { PMCLOG_SORT_PID, PMCLOG_SORT_DSO, PMCLOG_SORT_SYM }, .nkeys = 3,
+	};
+	struct report_run rr;
+	char *out, *stats = NULL;
+	size_t stats_len = 0;
+	FILE *f;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	lb_pmcallocate(&b, 1, PMCLOG_EV_CPU_CLOCK, 0, 1000, "cpu\n-clock");
+	lb_procexec(&b, 5, "/bin/a\nb;c");
+	lb_map_in(&b, 5, 0x1000, 0x2000, 0, 0, "/no/such\n 99.00%      1  evil;lib.so");
+	lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffff81000000ULL, 0xffffffff82000000ULL,
+		  0, 0, "[kernel]");
+	lb_ksymbol(&b, 0xffffffff81000100ULL, 0x100, 1, "ks\\ym;\n\x7f");
+	lb_pcsample(&b, 0, 5, 5, 0x1100, 1);
+	lb_pcsample(&b, 0, 5, 5, 0xffffffff81000110ULL, 0);
+	lb_closelog(&b, 2, 0, 0);
+	report_run_opts(&rr, &b, NULL, &o);
+	assert_int_equal(pmclog_report__nrows(rr.rep), 2);
+
+	out = printed(&rr, "text");
+	assert_int_equal(lines(out), 4 + 2);
+	assert_non_null(strstr(out, "event 'cpu\\x0a-clock'"));
+	assert_non_null(strstr(out, "5:a\\x0ab;c"));
+	assert_non_null(strstr(out, "such\\x0a 99.00%"));
+	assert_non_null(strstr(out, "ks\\x5cym;\\x0a\\x7f"));
+	free(out);
+
+	out = printed(&rr, "folded");
+	assert_int_equal(lines(out), 2);
+	assert_non_null(strstr(out, "a\\x0ab\\x3bc-5;such\\x0a 99.00%      1  evil\\x3blib.so [not found];0x100 1\n"));
+	assert_non_null(strstr(out, "a\\x0ab\\x3bc-5;[kernel];ks\\x5cym\\x3b\\x0a\\x7f 1\n"));
+	free(out);
+
+	out = printed(&rr, "json");
+	assert_non_null(strstr(out, "\"symbol\": \"ks\\\\ym;\\u000a\x7f\""));
+	free(out);
+
+	f = open_memstream(&stats, &stats_len);
+	pmclog_report__print_stats(rr.rep, f, 1);
+	fclose(f);
+	assert_non_null(strstr(stats, "event cpu\\x0a-clock\n"));
+	assert_null(strstr(stats, "such\n"));
+	free(stats);
+	report_free(&rr);
+}
+
 /* The profile gprof prints from the files -g writes. */
 static void test_gprof(void **state)
 {
@@ -599,6 +823,102 @@ static void test_gprof(void **state)
 	pmclog_strings__free(st);
 }
 
+/* The histogram header of a gmon file: low_pc, high_pc, hist_size. */
+static void gmon_header(const char *path, __u64 *low, __u64 *high, __u32 *nbins)
+{
+	unsigned char h[61];
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	assert_int_equal(fread(h, 1, sizeof(h), f), sizeof(h));
+	fclose(f);
+	memcpy(low, h + 21, 8);
+	memcpy(high, h + 29, 8);
+	memcpy(nbins, h + 37, 4);
+}
+
+/*
+ * Samples at the top of the address space: the last bin would end at
+ * 2^64, and high_pc wrapped to 0 (caught by fuzz_report's check of the
+ * gmon files, on an input made for it).  That bin is left out, and said so.
+ */
+static void test_gprof_top(void **state)
+{
+	static struct logbuf b;
+	struct pmclog_report_opts o = {
+		.keys = { PMCLOG_SORT_DSO, PMCLOG_SORT_SYM }, .nkeys = 2,
+	};
+	struct pmclog_resolver_opts ro = { 0 };
+	char kernel[128], gdir[128], path[160], err[256];
+	struct report_run rr;
+	__u64 low, high;
+	__u32 nbins;
+
+	(void)state;
+	snprintf(kernel, sizeof(kernel), "%s/nopie", dir);
+	ro.kernel = kernel;	/* an ELF file: taken for the vmlinux */
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffff81000000ULL, 0xffffffff81001000ULL,
+		  0xfffffffffffff000ULL, 0, "[kernel]");
+	lb_pcsample(&b, 0, 1, 1, 0xffffffff81000000ULL, 0);	/* 0xfffffffffffff000 */
+	lb_pcsample(&b, 0, 1, 1, 0xffffffff81000fffULL, 0);	/* 0xffffffffffffffff */
+	lb_closelog(&b, 2, 0, 0);
+	report_run_ro(&rr, &b, &ro, &o);
+	snprintf(gdir, sizeof(gdir), "%s/gmon-top", dir);
+	assert_int_equal(pmclog_report__write_gmon(rr.rep, gdir, NULL, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/kernel.gmon", gdir);
+	gmon_header(path, &low, &high, &nbins);
+	assert_int_equal(low, 0xfffffffffffff000ULL);
+	assert_int_equal(high, 0xfffffffffffffffeULL);
+	assert_int_equal(nbins, 0x7ff);
+	report_free(&rr);
+}
+
+/*
+ * The kernel's profile is kernel.gmon; so was that of a program called
+ * kernel, which overwrote it: names were told apart by the last part of
+ * the objects' paths, not by the names written (caught by fuzz_report's
+ * check that -M names each file once, on an input made for it).
+ */
+static void test_gprof_names(void **state)
+{
+	static struct logbuf b;
+	struct pmclog_report_opts o = {
+		.keys = { PMCLOG_SORT_DSO, PMCLOG_SORT_SYM }, .nkeys = 2,
+	};
+	struct pmclog_resolver_opts ro = { .root = dir, .kernel = "/nopie" };
+	char gdir[128], map[160], line[512], err[256];
+	struct report_run rr;
+	int kernel = 0, prog = 0;
+	FILE *f;
+
+	(void)state;
+	run("mkdir -p %s/sub && cp %s/nopie %s/sub/kernel", dir, dir, dir);
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffff81000000ULL, 0xffffffff81100000ULL,
+		  0x400000, 0, "[kernel]");
+	lb_map_in(&b, 3, 0x400000, 0x500000, 0, 0, "/sub/kernel");
+	lb_pcsample(&b, 0, 3, 3, 0xffffffff81001010ULL, 0);
+	lb_pcsample(&b, 0, 3, 3, 0x401010, 1);
+	lb_closelog(&b, 2, 0, 0);
+	report_run_ro(&rr, &b, &ro, &o);
+	snprintf(gdir, sizeof(gdir), "%s/gmon-names", dir);
+	snprintf(map, sizeof(map), "%s/gmon-names.map", dir);
+	assert_int_equal(pmclog_report__write_gmon(rr.rep, gdir, map, err, sizeof(err)), 0);
+	f = fopen(map, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		kernel += strstr(line, "/kernel.gmon ") != NULL;
+		prog += strstr(line, "/kernel~1.gmon ") && strstr(line, "/sub/kernel\n");
+	}
+	fclose(f);
+	assert_int_equal(kernel, 1);
+	assert_int_equal(prog, 1);
+	report_free(&rr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -610,11 +930,16 @@ int main(void)
 		cmocka_unit_test(test_not_elf),
 		cmocka_unit_test(test_symtab_sizes),
 		cmocka_unit_test(test_sysmap),
+		cmocka_unit_test(test_kernel_file),
 		cmocka_unit_test(test_report_rows),
 		cmocka_unit_test(test_report_time),
 		cmocka_unit_test(test_report_throttles),
 		cmocka_unit_test(test_report_unfollowed),
+		cmocka_unit_test(test_report_names_escaped),
+		cmocka_unit_test(test_report_odd_paths),
 		cmocka_unit_test(test_gprof),
+		cmocka_unit_test(test_gprof_top),
+		cmocka_unit_test(test_gprof_names),
 	};
 
 	return cmocka_run_group_tests_name("symtab", tests, setup, teardown);

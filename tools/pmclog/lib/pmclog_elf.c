@@ -78,15 +78,27 @@ static int read_all(int fd, void **buf, size_t *len)
 	return 0;
 }
 
+/* 0 for a regular file; -EISDIR, -EINVAL (a device, a FIFO...) else. */
+static int regular(const struct stat *st)
+{
+	if (S_ISREG(st->st_mode))
+		return 0;
+	return S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
+}
+
 /* The standard output of `tool -dc -- path`. */
 static int read_decompressed(const char *tool, const char *path, void **buf,
 			     size_t *len)
 {
 	int pfd[2], status, ret;
+	struct stat st;
 	pid_t pid;
 
-	if (access(path, R_OK))
+	if (access(path, R_OK) || stat(path, &st))
 		return -errno;
+	ret = regular(&st);
+	if (ret)
+		return ret;
 	if (pipe2(pfd, O_CLOEXEC))
 		return -errno;
 	pid = fork();
@@ -116,16 +128,20 @@ static int read_decompressed(const char *tool, const char *path, void **buf,
 
 int pmclog_read_file(const char *path, void **buf, size_t *len)
 {
+	struct stat st;
 	int fd, ret;
 
 	if (has_suffix(path, ".xz"))
 		return read_decompressed("xz", path, buf, len);
 	if (has_suffix(path, ".zst"))
 		return read_decompressed("zstd", path, buf, len);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Non-blocking: a FIFO must not hang the open. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	ret = read_all(fd, buf, len);
+	ret = fstat(fd, &st) ? -errno : regular(&st);
+	if (!ret)
+		ret = read_all(fd, buf, len);
 	close(fd);
 	return ret;
 }
@@ -424,7 +440,7 @@ int pmclog_elf__load(const char *path, struct pmclog_strings *strings,
 	ret = pmclog_read_file(path, &buf, &len);
 	if (ret)
 		return load_fail(-ret, err, errlen, "cannot read %s: %s", path,
-				 strerror(-ret));
+				 ret == -EINVAL ? "not a regular file" : strerror(-ret));
 	ret = elf_load_buf(buf, len, path, strings, out, err, errlen);
 	free(buf);
 	return ret;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "pmclog_array.h"
 #include "pmclog_report_int.h"
 
 #define GMON_TAG_TIME_HIST	0
@@ -27,6 +28,7 @@ struct gmon_hist {
 	__u32 nbins;
 	__u16 *bins;
 	__u64 clamped;	/* samples lost to 16-bit bins */
+	__u64 top;	/* samples in a last bin that would end at 2^64 */
 };
 
 static void put_bytes(FILE *f, const void *p, size_t n)
@@ -62,7 +64,10 @@ static int gmon_write_file(const char *path, const struct gmon_hist *h,
 	return fclose(f) ? -errno : 0;
 }
 
-/* The histogram of obj's samples, over the range they span. */
+/*
+ * The histogram of obj's samples, over the range they span: 1, or 0 when
+ * there is none to write (no samples, or only in h->top).
+ */
 static int gmon_hist(const struct pmclog_report *rep,
 		     const struct pmclog_object *obj, struct gmon_hist *h)
 {
@@ -84,8 +89,11 @@ static int gmon_hist(const struct pmclog_report *rep,
 		h->binsz *= 2;
 	h->low = lo & ~(h->binsz - 1);
 	h->nbins = (__u32)((hi - h->low) / h->binsz + 1);
+	/* high_pc is a 64-bit address: a bin ending at 2^64 cannot be said. */
+	if (h->nbins > (UINT64_MAX - h->low) / h->binsz)
+		h->nbins--;
 	h->high = h->low + (__u64)h->nbins * h->binsz;
-	h->bins = calloc(h->nbins, sizeof(*h->bins));
+	h->bins = calloc(h->nbins ? h->nbins : 1, sizeof(*h->bins));
 	if (!h->bins)
 		return -ENOMEM;
 	for (size_t i = 0; i < rep->nents; i++) {
@@ -95,32 +103,58 @@ static int gmon_hist(const struct pmclog_report *rep,
 
 		if (e->obj != obj || !e->has_vaddr)
 			continue;
+		if (e->addr >= h->high) {
+			h->top += e->count;
+			continue;
+		}
 		b = &h->bins[(e->addr - h->low) / h->binsz];
 		room = UINT16_MAX - *b;
 		h->clamped += e->count > room ? e->count - room : 0;
 		*b += (__u16)(e->count > room ? room : e->count);
 	}
-	return 1;
+	if (!h->nbins)
+		free(h->bins);
+	return h->nbins ? 1 : 0;
 }
 
-/* DIR/NAME.gmon for obj, unique among the files already written. */
-static void gmon_name(const struct pmclog_object *obj, char *buf, size_t len,
-		      const char *dir, unsigned int seq)
+/* The files written so far: each object gets its own. */
+struct gmon_names {
+	char **v;
+	size_t n, cap;
+};
+
+static bool gmon_taken(const struct gmon_names *w, const char *path)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (!strcmp(w->v[i], path))
+			return true;
+	return false;
+}
+
+/*
+ * DIR/NAME.gmon for obj (NAME: the last part of its path, "kernel" for
+ * the kernel), or DIR/NAME~N.gmon with the first N no file written before
+ * has; 0, or -ENAMETOOLONG.
+ */
+static int gmon_name(const struct pmclog_object *obj, const char *dir,
+		     const struct gmon_names *w, char *buf, size_t len)
 {
 	const char *base = strrchr(obj->path, '/');
 
 	base = base ? base + 1 : obj->path;
 	if (obj->kind == PMCLOG_OBJ_KERNEL)
 		base = "kernel";
-	if (seq)
-		snprintf(buf, len, "%s/%s~%u.gmon", dir, base, seq);
-	else
-		snprintf(buf, len, "%s/%s.gmon", dir, base);
+	if ((size_t)snprintf(buf, len, "%s/%s.gmon", dir, base) >= len)
+		return -ENAMETOOLONG;
+	for (unsigned int seq = 1; gmon_taken(w, buf); seq++)
+		if ((size_t)snprintf(buf, len, "%s/%s~%u.gmon", dir, base, seq) >= len)
+			return -ENAMETOOLONG;
+	return 0;
 }
 
 static int gmon_object(const struct pmclog_report *rep,
 		       const struct pmclog_object *obj, const char *dir,
-		       FILE *map, unsigned int seq, char *err, size_t errlen)
+		       FILE *map, struct gmon_names *w, char *err, size_t errlen)
 {
 	const struct pmclog_replay_stats *st = pmclog_replay__stats(rep->replay);
 	__u32 rate = st->freq && st->period <= UINT32_MAX ? (__u32)st->period : 1000;
@@ -129,15 +163,28 @@ static int gmon_object(const struct pmclog_report *rep,
 	int ret;
 
 	ret = gmon_hist(rep, obj, &h);
+	if (h.top)
+		fprintf(stderr, "pmclog report: %s: %llu samples in the last %llu bytes of the address space, which gmon.out cannot describe, were left out of its profile\n",
+			obj->path, (unsigned long long)h.top, (unsigned long long)h.binsz);
 	if (ret <= 0)
 		return ret;
-	gmon_name(obj, path, sizeof(path), dir, seq);
+	ret = gmon_name(obj, dir, w, path, sizeof(path));
+	if (ret) {
+		free(h.bins);
+		snprintf(err, errlen, "cannot write %s/...: %s", dir, strerror(-ret));
+		return ret;
+	}
 	ret = gmon_write_file(path, &h, rate);
 	free(h.bins);
+	if (!ret && PMCLOG_GROW(w->v, w->cap, w->n + 1))
+		ret = -ENOMEM;
+	if (!ret && !(w->v[w->n] = strdup(path)))
+		ret = -ENOMEM;
 	if (ret) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-ret));
 		return ret;
 	}
+	w->n++;
 	if (map)
 		fprintf(map, "%s %s\n", path, pmclog_resolver__file(obj));
 	if (h.clamped)
@@ -146,29 +193,11 @@ static int gmon_object(const struct pmclog_report *rep,
 	return 0;
 }
 
-/* How many objects before obj have obj's file name. */
-static unsigned int name_seq(const struct pmclog_report *rep, size_t idx)
-{
-	const struct pmclog_object *obj = pmclog_replay__object(rep->replay, idx);
-	const char *b = strrchr(obj->path, '/');
-	unsigned int n = 0;
-
-	b = b ? b + 1 : obj->path;
-	for (size_t i = 0; i < idx; i++) {
-		const struct pmclog_object *o = pmclog_replay__object(rep->replay, i);
-		const char *ob = strrchr(o->path, '/');
-
-		ob = ob ? ob + 1 : o->path;
-		if (!strcmp(ob, b) && pmclog_resolver__elf(o))
-			n++;
-	}
-	return n;
-}
-
 int pmclog_report__write_gmon(const struct pmclog_report *rep, const char *dir,
 			      const char *mapfile, char *err, size_t errlen)
 {
 	size_t n = pmclog_replay__nobjects(rep->replay);
+	struct gmon_names written = { 0 };
 	FILE *map = NULL;
 	int ret = 0;
 
@@ -184,8 +213,11 @@ int pmclog_report__write_gmon(const struct pmclog_report *rep, const char *dir,
 		const struct pmclog_object *o = pmclog_replay__object(rep->replay, i);
 
 		if (pmclog_resolver__elf(o))
-			ret = gmon_object(rep, o, dir, map, name_seq(rep, i), err, errlen);
+			ret = gmon_object(rep, o, dir, map, &written, err, errlen);
 	}
+	for (size_t i = 0; i < written.n; i++)
+		free(written.v[i]);
+	free(written.v);
 	if (map && fclose(map) && !ret) {
 		snprintf(err, errlen, "cannot write %s: %s", mapfile, strerror(errno));
 		ret = -EIO;

@@ -239,6 +239,12 @@ int pmclog_procmaps__fork(struct pmclog_procmaps *pm, __u32 ppid, __u32 pid)
 {
 	struct proc_slot *parent, *child;
 
+	/*
+	 * Not a record the kernel writes (a new thread is no PROCFORK); the
+	 * copy onto itself would empty the maps, losing every later sample.
+	 */
+	if (ppid == pid)
+		return 0;
 	child = procmaps_slot(pm, pid, true);
 	if (!child)
 		return -ENOMEM;

@@ -54,7 +54,10 @@ void pmclog_procmaps__free(struct pmclog_procmaps *pm);
 /* pid's map, created empty when create is set; NULL if none (or ENOMEM). */
 struct pmclog_addrmap *pmclog_procmaps__get(struct pmclog_procmaps *pm,
 					    __u32 pid, bool create);
-/* PROCFORK: pid's maps become a copy of ppid's (empty if ppid has none). */
+/*
+ * PROCFORK: pid's maps become a copy of ppid's (empty if ppid has none);
+ * ppid == pid changes nothing.
+ */
 int pmclog_procmaps__fork(struct pmclog_procmaps *pm, __u32 ppid, __u32 pid);
 /* PROCEXEC: pid's maps are emptied. */
 int pmclog_procmaps__exec(struct pmclog_procmaps *pm, __u32 pid);

@@ -363,6 +363,14 @@ static int check_header(struct pmclog_reader *r, const struct pmclog_header *h)
 		return reader_fail(r, -EBADMSG,
 				   "record at offset %llu has type %u: expected INITIALIZE first (not the start of a pmclog log)",
 				   offset_of(r), h->type);
+	/*
+	 * A second one would change ncpus under the records already checked,
+	 * and the time origin of the report (whichever sorts last).
+	 */
+	if (r->state != RS_EXPECT_INITIALIZE && h->type == PMCLOG_TYPE_INITIALIZE)
+		return reader_fail(r, -EBADMSG,
+				   "INITIALIZE record at offset %llu: expected only one, at offset 0 (two logs run together, or a corrupt one)",
+				   offset_of(r));
 	if (r->have_init && h->cpu >= r->init.ncpus)
 		return reader_fail(r, -EBADMSG,
 				   "record at offset %llu has cpu %u: expected below INITIALIZE's ncpus=%u",

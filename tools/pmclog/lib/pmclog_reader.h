@@ -10,8 +10,8 @@
  *            \              \
  *             `-------------`--> ERROR
  *
- * The first record must be INITIALIZE and carry an ABI major this library
- * knows; CLOSELOG, or the end of a file exactly at a record boundary, ends
+ * The first record must be INITIALIZE, the only one, and carry an ABI
+ * major this library knows; CLOSELOG, or the end of a file exactly at a record boundary, ends
  * the log.  Any malformed record moves the reader to ERROR, where it stays:
  * every later call returns the same error.
  *

@@ -362,7 +362,8 @@ int pmclog_replay__run(struct pmclog_replay *r, pmclog_replay_sample_fn fn,
 {
 	int ret = 0;
 
-	qsort(r->refs, r->nrefs, sizeof(*r->refs), ref_cmp);
+	if (r->nrefs)	/* no records, no array: qsort(NULL) is UB */
+		qsort(r->refs, r->nrefs, sizeof(*r->refs), ref_cmp);
 	for (size_t i = 0; i < r->nrefs && !ret; i++)
 		ret = replay_one(r, (const void *)(r->arena + r->refs[i].off),
 				 fn, ctx);

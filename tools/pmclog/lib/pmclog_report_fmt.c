@@ -2,6 +2,12 @@
 /*
  * libpmclog report formats, a table of printers (as pmcstat's plugins),
  * and the conversion statistics.
+ *
+ * Names come from the log (paths, KSYMBOL and event names) and from ELF
+ * files, and may hold any byte but NUL.  JSON escapes them as JSON does;
+ * the line formats print them as pmclog dump does (bytes below 0x20,
+ * 0x7f and backslash as \xNN), and folded also its separator ';', so
+ * that no name splits a row or forges one.
  */
 #include <errno.h>
 #include <string.h>
@@ -84,6 +90,39 @@ static void throttle_words(const struct throttle_sum *t, FILE *f)
 			(unsigned long long)t->busy, (unsigned long long)t->absent);
 }
 
+static bool escaped(unsigned char c, const char *sep)
+{
+	return c < 0x20 || c == 0x7f || c == '\\' || (c && strchr(sep, c));
+}
+
+/* s as one field of a line; sep: more bytes to escape. */
+static void put_field(FILE *f, const char *s, const char *sep)
+{
+	for (; *s; s++) {
+		if (escaped((unsigned char)*s, sep))
+			fprintf(f, "\\x%02x", (unsigned char)*s);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* The columns put_field() takes for s. */
+static int field_width(const char *s, const char *sep)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += escaped((unsigned char)*s, sep) ? 4 : 1;
+	return n;
+}
+
+/* s, then spaces up to width columns. */
+static void put_padded(FILE *f, const char *s, int width)
+{
+	put_field(f, s, "");
+	fprintf(f, "%*s", width > field_width(s, "") ? width - field_width(s, "") : 0, "");
+}
+
 static const char *comm_of(const struct pmclog_row *r)
 {
 	const char *base;
@@ -102,7 +141,7 @@ static int object_width(const struct pmclog_report *rep)
 	int w = 6;
 
 	for (size_t i = 0; i < rep->nrows; i++) {
-		int n = rep->rows[i].object ? (int)strlen(rep->rows[i].object) : 0;
+		int n = rep->rows[i].object ? field_width(rep->rows[i].object, "") : 0;
 
 		if (n > w)
 			w = n;
@@ -116,8 +155,11 @@ static void text_header(const struct pmclog_report *rep, FILE *f, int ow)
 	struct throttle_sum t;
 
 	fprintf(f, "# pmclog report: %llu samples", (unsigned long long)rep->stats.samples);
-	if (st->event)
-		fprintf(f, " of event '%s'", st->event);
+	if (st->event) {
+		fprintf(f, " of event '");
+		put_field(f, st->event, "");
+		fputc('\'', f);
+	}
 	fprintf(f, ", sorted by");
 	for (size_t i = 0; i < rep->opts.nkeys; i++)
 		fprintf(f, "%s%s", i ? "," : " ", key_name(rep->opts.keys[i]));
@@ -144,7 +186,7 @@ static void text_header(const struct pmclog_report *rep, FILE *f, int ow)
 static void text_print(const struct pmclog_report *rep, FILE *f)
 {
 	int ow = object_width(rep);
-	char pidbuf[64];
+	char pidbuf[16];
 
 	text_header(rep, f, ow);
 	for (size_t i = 0; i < rep->nrows; i++) {
@@ -155,14 +197,17 @@ static void text_print(const struct pmclog_report *rep, FILE *f)
 		for (size_t k = 0; k < rep->opts.nkeys; k++) {
 			switch (rep->opts.keys[k]) {
 			case PMCLOG_SORT_PID:
-				snprintf(pidbuf, sizeof(pidbuf), "%u:%s", r->pid, comm_of(r));
-				fprintf(f, "  %-20s", pidbuf);
+				snprintf(pidbuf, sizeof(pidbuf), "%u:", r->pid);
+				fprintf(f, "  %s", pidbuf);
+				put_padded(f, comm_of(r), 20 - (int)strlen(pidbuf));
 				break;
 			case PMCLOG_SORT_DSO:
-				fprintf(f, "  %-*s", ow, r->object);
+				fputs("  ", f);
+				put_padded(f, r->object, ow);
 				break;
 			default:
-				fprintf(f, "  [%c] %s", r->kernel ? 'k' : '.', r->symbol);
+				fprintf(f, "  [%c] ", r->kernel ? 'k' : '.');
+				put_field(f, r->symbol, "");
 				break;
 			}
 		}
@@ -300,12 +345,13 @@ static void folded_print(const struct pmclog_report *rep, FILE *f)
 		for (size_t k = 0; k < rep->opts.nkeys; k++) {
 			if (k)
 				fputc(';', f);
-			if (rep->opts.keys[k] == PMCLOG_SORT_PID)
-				fprintf(f, "%s-%u", comm_of(r), r->pid);
-			else if (rep->opts.keys[k] == PMCLOG_SORT_DSO)
-				fputs(r->object, f);
-			else
-				fputs(r->symbol, f);
+			if (rep->opts.keys[k] == PMCLOG_SORT_PID) {
+				put_field(f, comm_of(r), ";");
+				fprintf(f, "-%u", r->pid);
+			} else {
+				put_field(f, rep->opts.keys[k] == PMCLOG_SORT_DSO ?
+					  r->object : r->symbol, ";");
+			}
 		}
 		fprintf(f, " %llu\n", (unsigned long long)r->samples);
 	}
@@ -372,12 +418,18 @@ static void stats_objects(const struct pmclog_report *rep, FILE *f, int verbosit
 		enum pmclog_obj_state s = pmclog_resolver__state(o);
 		const char *file = pmclog_resolver__file(o);
 
-		if (s == PMCLOG_OBJST_NOTFOUND && verbosity > 0)
-			fprintf(f, "pmclog report:   %s [not found]: %s\n", o->path,
-				pmclog_resolver__detail(o));
-		else if (s == PMCLOG_OBJST_LOADED && verbosity > 0)
-			fprintf(f, "pmclog report:   %s: symbols from %s\n", o->path,
-				file ? file : "the log (KSYMBOL)");
+		if (verbosity <= 0 || (s != PMCLOG_OBJST_NOTFOUND && s != PMCLOG_OBJST_LOADED))
+			continue;
+		fputs("pmclog report:   ", f);
+		put_field(f, o->path, "");
+		if (s == PMCLOG_OBJST_NOTFOUND) {
+			fputs(" [not found]: ", f);
+			put_field(f, pmclog_resolver__detail(o), "");
+		} else {
+			fputs(": symbols from ", f);
+			put_field(f, file ? file : "the log (KSYMBOL)", "");
+		}
+		fputc('\n', f);
 	}
 }
 
@@ -390,11 +442,12 @@ void pmclog_report__print_stats(const struct pmclog_report *rep, FILE *f,
 
 	if (verbosity < 0)
 		return;
-	fprintf(f, "pmclog report: log ABI %u.%u.%u, event %s\n",
+	fprintf(f, "pmclog report: log ABI %u.%u.%u, event ",
 		PMCLOG_ABI_VERSION_MAJOR(st->abi_version),
 		PMCLOG_ABI_VERSION_MINOR(st->abi_version),
-		PMCLOG_ABI_VERSION_PATCH(st->abi_version),
-		st->event ? st->event : "(none)");
+		PMCLOG_ABI_VERSION_PATCH(st->abi_version));
+	put_field(f, st->event ? st->event : "(none)", "");
+	fputc('\n', f);
 	stats_records(st, f);
 	fprintf(f, "pmclog report: %llu samples: %llu resolved, %llu unknown object, %llu unknown function, %llu kernel with address hidden",
 		(unsigned long long)rs->samples, (unsigned long long)rs->resolved,

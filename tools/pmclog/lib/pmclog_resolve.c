@@ -25,6 +25,7 @@ struct obj_priv {
 
 struct loaded {
 	const char *path;		/* interned */
+	bool as_sysmap;			/* read as a System.map, not as ELF */
 	struct pmclog_elf *elf;
 	struct pmclog_symtab *sysmap;
 	int err;
@@ -41,6 +42,7 @@ struct pmclog_resolver {
 	char *root;
 	char *kernel;
 	bool kernel_scanned;
+	bool kernel_file;		/* -k named the kernel: look for modules only */
 	const char *vmlinux;		/* interned, or NULL */
 	const char *sysmap;
 	struct kmod_file *kmods;
@@ -101,13 +103,14 @@ static struct loaded *load_cached(struct pmclog_resolver *res, const char *path,
 	if (!ipath)
 		return NULL;
 	for (size_t i = 0; i < res->ncache; i++)
-		if (res->cache[i].path == ipath)
+		if (res->cache[i].path == ipath && res->cache[i].as_sysmap == sysmap)
 			return &res->cache[i];
 	if (PMCLOG_GROW(res->cache, res->cache_cap, res->ncache + 1))
 		return NULL;
 	l = &res->cache[res->ncache++];
 	memset(l, 0, sizeof(*l));
 	l->path = ipath;
+	l->as_sysmap = sysmap;
 	if (sysmap)
 		l->err = pmclog_sysmap__load(path, res->strings, &l->sysmap,
 					     l->msg, sizeof(l->msg));
@@ -160,6 +163,8 @@ static int kdir_file(struct pmclog_resolver *res, const char *path,
 		res->nkmods++;
 		return 0;
 	}
+	if (res->kernel_file)
+		return 0;
 	if (!res->vmlinux && (!strcmp(base, "vmlinux") || name_has_prefix(base, "vmlinux-"))) {
 		ip = pmclog_strings__intern(res->strings, path);
 		res->vmlinux = ip;
@@ -224,6 +229,8 @@ static void kernel_scan(struct pmclog_resolver *res)
 	if (stat(path, &st))
 		return;
 	if (S_ISREG(st.st_mode)) {
+		/* That file, not another vmlinux* or System.map* beside it. */
+		res->kernel_file = true;
 		if (is_elf(path))
 			res->vmlinux = pmclog_strings__intern(res->strings, path);
 		else
@@ -248,13 +255,40 @@ static const char *kmod_path(struct pmclog_resolver *res, const char *name)
 /* ------------------------------------------------------------------ */
 /* Loading an object's symbols                                        */
 
+/*
+ * As the kernel writes a mapped file's path (d_path()): absolute, without
+ * "." or ".." components, which could lead a log's path out of ROOT.
+ */
+static bool kernel_path(const char *path)
+{
+	if (path[0] != '/')
+		return false;
+	for (const char *c = path; c; c = strchr(c + 1, '/')) {
+		size_t n = strcspn(c + 1, "/");
+
+		if ((n == 1 && c[1] == '.') || (n == 2 && c[1] == '.' && c[2] == '.'))
+			return false;
+	}
+	return true;
+}
+
 static void load_file_object(struct pmclog_resolver *res,
 			     struct pmclog_object *obj, struct obj_priv *p)
 {
 	char path[4096];
 	struct loaded *l;
 
-	snprintf(path, sizeof(path), "%s%s", res->root, obj->path);
+	if (!kernel_path(obj->path)) {
+		p->state = PMCLOG_OBJST_NOTFOUND;
+		snprintf(p->detail, sizeof(p->detail), "%s",
+			 "not a path as the kernel writes them (absolute, no . or ..): not looked for");
+		return;
+	}
+	if ((size_t)snprintf(path, sizeof(path), "%s%s", res->root, obj->path) >= sizeof(path)) {
+		p->state = PMCLOG_OBJST_NOTFOUND;
+		snprintf(p->detail, sizeof(p->detail), "%s", "ROOT and the path are too long");
+		return;
+	}
 	l = load_cached(res, path, false);
 	if (!l || l->err) {
 		p->state = PMCLOG_OBJST_NOTFOUND;

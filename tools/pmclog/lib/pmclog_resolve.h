@@ -3,7 +3,9 @@
  * libpmclog resolver: name the function at an object address, loading
  * each object's symbols once, on first use.
  *
- *   file objects    ROOT/path (ELF; file offset -> vaddr by PT_LOAD)
+ *   file objects    ROOT/path (ELF; file offset -> vaddr by PT_LOAD), for
+ *                   an absolute path without . or .. (as the kernel
+ *                   writes them), naming a regular file
  *   "[kernel]"      the symbols the log carries (KSYMBOL: the recorder's
  *                   copy of /proc/kallsyms), else the vmlinux or
  *                   System.map found under ROOT/KERNELDIR
@@ -12,8 +14,9 @@
  *   [vdso], anon    no file: object + offset
  *
  * KERNELDIR (pmcstat's -k) is a directory searched recursively for
- * vmlinux*, System.map* and *.ko*, or a kernel file (the old syntax),
- * whose directory is then searched for modules.
+ * vmlinux*, System.map* and *.ko*, or a kernel file (the old syntax:
+ * ELF, else a System.map, whatever its name), whose directory is then
+ * searched for modules only.
  */
 #ifndef PMCLOG_RESOLVE_H
 #define PMCLOG_RESOLVE_H

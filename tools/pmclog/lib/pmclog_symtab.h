@@ -131,8 +131,10 @@ int pmclog_sysmap__load(const char *path, struct pmclog_strings *strings,
 			struct pmclog_symtab **out, char *err, size_t errlen);
 
 /*
- * Read a whole file, through `xz -dc` or `zstd -dc` when its name ends in
- * .xz or .zst.  *buf is malloc'd.
+ * Read a whole regular file, through `xz -dc` or `zstd -dc` when its name
+ * ends in .xz or .zst.  *buf is malloc'd.  -EISDIR for a directory and
+ * -EINVAL for anything else that is not a regular file (a device, which a
+ * process may have mapped, would be read without end; a FIFO would block).
  */
 int pmclog_read_file(const char *path, void **buf, size_t *len);
 

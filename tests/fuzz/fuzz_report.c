@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: the report (pmclog_report.h) of arbitrary logs, with
+ * their samples named through real ELF files, as `pmclog report -r ROOT
+ * [-k DIR]` does.
+ *
+ * ROOT is the root/ directory next to this program, which the Makefile
+ * fills with small ELF files (a program, a PIE, a shared object and its
+ * stripped copy, a "vmlinux", a System.map and a module); the seed logs
+ * (gen_seeds report) map them and sample their functions.
+ *
+ * Input: 4 bytes of options, then the log.
+ *   byte 0  bits 0-2  sort keys (a row of keys[] below)
+ *           bit 3     demangle     bit 4  full paths (-v)
+ *           bit 5     --time       bit 6  --pid
+ *           bit 7     -g DIR -M MAPFILE (gprof files)
+ *   byte 1  bits 0-1  -k: none, /kernel, /kernel/vmlinux, /kernel/System.map
+ *           bit 2     ROOT given with a trailing '/'
+ *   bytes 2-3         --time FROM,TO as 64 ns units after the log's start
+ *                     (TO = FROM + byte 3 + 1); --pid byte 2,byte 3
+ *
+ * Checked: the counts add up (rows, resolved + unknown + hidden, filtered),
+ * rows are in order and distinct; text and folded output have one line
+ * per row, with as many fields as sort keys, whatever bytes the names
+ * hold; JSON output is JSON; the gprof map names each file once, and
+ * each is a gmon histogram of a sound range.
+ */
+#include <limits.h>
+
+#include "fuzz_common.h"
+#include "pmclog_replay.h"
+#include "pmclog_report.h"
+#include "pmclog_resolve.h"
+
+#define OPT_BYTES	4
+
+static const enum pmclog_sort_key keys[8][PMCLOG_SORT_MAX] = {
+	{ PMCLOG_SORT_DSO, PMCLOG_SORT_SYM },
+	{ PMCLOG_SORT_SYM },
+	{ PMCLOG_SORT_DSO },
+	{ PMCLOG_SORT_PID },
+	{ PMCLOG_SORT_PID, PMCLOG_SORT_DSO, PMCLOG_SORT_SYM },
+	{ PMCLOG_SORT_SYM, PMCLOG_SORT_DSO, PMCLOG_SORT_PID },
+	{ PMCLOG_SORT_PID, PMCLOG_SORT_SYM },
+	{ PMCLOG_SORT_DSO, PMCLOG_SORT_PID },
+};
+
+static const char *const kernel_opts[4] = {
+	NULL, "/kernel", "/kernel/vmlinux", "/kernel/System.map",
+};
+
+static char root[PATH_MAX], root_slash[PATH_MAX + 1];
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	(void)argc;
+	(void)argv;
+	if (n <= 0)
+		fz_fail("readlink /proc/self/exe: %s", strerror(errno));
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	*slash = '\0';
+	snprintf(root, sizeof(root), "%s/root", exe);
+	snprintf(root_slash, sizeof(root_slash), "%s/", root);
+	if (access(root, R_OK))
+		fz_fail("%s: %s (make builds it)", root, strerror(errno));
+	fz_scratch_dir();
+	return 0;
+}
+
+static void add_record(void *ctx, const struct pmclog_record *rec)
+{
+	if (pmclog_replay__add(ctx, rec))
+		fz_fail("pmclog_replay__add: %s", strerror(errno));
+}
+
+static void check_rows(const struct pmclog_report *rep,
+		       const struct pmclog_report_opts *o)
+{
+	const struct pmclog_report_stats *rs = pmclog_report__stats(rep);
+	size_t n = pmclog_report__nrows(rep);
+	__u64 sum = 0;
+	bool dso = false, sym = false;
+
+	for (size_t k = 0; k < o->nkeys; k++) {
+		dso |= o->keys[k] == PMCLOG_SORT_DSO;
+		sym |= o->keys[k] == PMCLOG_SORT_SYM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct pmclog_row *r = pmclog_report__row(rep, i);
+		const struct pmclog_row *prev = i ? pmclog_report__row(rep, i - 1) : NULL;
+
+		FZ_CHECK(r->samples, "row %zu has no samples", i);
+		FZ_CHECK(!prev || prev->samples >= r->samples, "row %zu out of order", i);
+		FZ_CHECK(!dso || r->object, "row %zu without an object", i);
+		FZ_CHECK(!sym || r->symbol, "row %zu without a symbol", i);
+		FZ_CHECK(!o->pids || r->pid == o->pids[0] || r->pid == o->pids[1] ||
+			 r->pid == 0, "row %zu: pid %u, not asked for", i, r->pid);
+		/* Interned: equal keys are equal pointers. */
+		for (size_t j = 0; j < i; j++) {
+			const struct pmclog_row *q = pmclog_report__row(rep, j);
+
+			FZ_CHECK(q->pid != r->pid || q->kernel != r->kernel ||
+				 q->object != r->object || q->symbol != r->symbol,
+				 "rows %zu and %zu have the same key", j, i);
+		}
+		sum += r->samples;
+	}
+	FZ_CHECK(sum == rs->samples, "rows hold %llu samples, the report %llu",
+		 (unsigned long long)sum, (unsigned long long)rs->samples);
+	FZ_CHECK(rs->resolved + rs->no_object + rs->no_function + rs->hidden == rs->samples,
+		 "resolved %llu + no object %llu + no function %llu + hidden %llu != %llu samples",
+		 (unsigned long long)rs->resolved, (unsigned long long)rs->no_object,
+		 (unsigned long long)rs->no_function, (unsigned long long)rs->hidden,
+		 (unsigned long long)rs->samples);
+	FZ_CHECK(rs->objects_not_found <= rs->objects, "more objects not found than tried");
+}
+
+/* ------------------------------------------------------------------ */
+/* The formats                                                        */
+
+/* rep printed in format, in a malloc'd string. */
+static char *print_to_string(const struct pmclog_report *rep, const char *format)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		fz_fail("open_memstream: %s", strerror(errno));
+	FZ_CHECK(!pmclog_report__print(rep, format, f), "--format %s failed", format);
+	if (fclose(f))
+		fz_fail("open_memstream: %s", strerror(errno));
+	return buf;
+}
+
+static size_t count_char(const char *s, char c)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == c;
+	return n;
+}
+
+/* "# ..." header lines, then one line per row. */
+static void check_text(const struct pmclog_report *rep, const char *out)
+{
+	size_t lines = count_char(out, '\n'), n = pmclog_report__nrows(rep);
+
+	FZ_CHECK(lines == n + 4, "--format text: %zu lines for %zu rows:\n%s", lines, n, out);
+}
+
+/* "key;key;key COUNT" per row. */
+static void check_folded(const struct pmclog_report *rep, size_t nkeys, char *out)
+{
+	size_t n = 0;
+
+	for (char *line = out, *nl; *line; line = nl + 1, n++) {
+		char *sp;
+
+		nl = strchr(line, '\n');
+		FZ_CHECK(nl, "--format folded: no newline at the end");
+		*nl = '\0';
+		sp = strrchr(line, ' ');
+		FZ_CHECK(sp && sp[1] && strspn(sp + 1, "0123456789") == strlen(sp + 1),
+			 "--format folded: no count at the end of '%s'", line);
+		*sp = '\0';
+		FZ_CHECK(count_char(line, ';') == nkeys - 1,
+			 "--format folded: '%s' is not %zu fields", line, nkeys);
+	}
+	FZ_CHECK(n == pmclog_report__nrows(rep), "--format folded: %zu lines for %zu rows",
+		 n, pmclog_report__nrows(rep));
+}
+
+/*
+ * A JSON value (RFC 8259's grammar) at *p; the bytes of a string are
+ * not checked to be UTF-8, the names being bytes as the files have them.
+ */
+static bool json_value(const char **p, int depth);
+
+static void json_ws(const char **p)
+{
+	*p += strspn(*p, " \t\r\n");
+}
+
+static bool json_string(const char **p)
+{
+	const char *s = *p;
+
+	if (*s++ != '"')
+		return false;
+	for (; *s != '"'; s++) {
+		if ((unsigned char)*s < 0x20)
+			return false;
+		if (*s != '\\')
+			continue;
+		s++;
+		if (*s == 'u') {
+			if (strspn(s + 1, "0123456789abcdefABCDEF") < 4)
+				return false;
+			s += 4;
+		} else if (!*s || !strchr("\"\\/bfnrt", *s)) {
+			return false;
+		}
+	}
+	*p = s + 1;
+	return true;
+}
+
+static bool json_number(const char **p)
+{
+	const char *s = *p;
+
+	s += *s == '-';
+	if (*s == '0')
+		s++;
+	else if (*s >= '1' && *s <= '9')
+		s += strspn(s, "0123456789");
+	else
+		return false;
+	if (*s == '.') {
+		if (!strspn(++s, "0123456789"))
+			return false;
+		s += strspn(s, "0123456789");
+	}
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		s += *s == '+' || *s == '-';
+		if (!strspn(s, "0123456789"))
+			return false;
+		s += strspn(s, "0123456789");
+	}
+	*p = s;
+	return true;
+}
+
+/* The members of an object (key: value) or elements of an array. */
+static bool json_members(const char **p, char close, bool keyed, int depth)
+{
+	json_ws(p);
+	if (**p == close) {
+		(*p)++;
+		return true;
+	}
+	for (;;) {
+		json_ws(p);
+		if (keyed) {
+			if (!json_string(p))
+				return false;
+			json_ws(p);
+			if (*(*p)++ != ':')
+				return false;
+		}
+		if (!json_value(p, depth + 1))
+			return false;
+		json_ws(p);
+		if (**p == close) {
+			(*p)++;
+			return true;
+		}
+		if (*(*p)++ != ',')
+			return false;
+	}
+}
+
+static bool json_value(const char **p, int depth)
+{
+	json_ws(p);
+	if (depth > 16)
+		return false;
+	switch (**p) {
+	case '{':
+		(*p)++;
+		return json_members(p, '}', true, depth);
+	case '[':
+		(*p)++;
+		return json_members(p, ']', false, depth);
+	case '"':
+		return json_string(p);
+	case 't':
+	case 'f':
+	case 'n':
+		for (const char *const *w = (const char *const[]){ "true", "false", "null", NULL };
+		     *w; w++) {
+			if (!strncmp(*p, *w, strlen(*w))) {
+				*p += strlen(*w);
+				return true;
+			}
+		}
+		return false;
+	default:
+		return json_number(p);
+	}
+}
+
+static void check_json(const char *out)
+{
+	const char *p = out;
+
+	FZ_CHECK(json_value(&p, 0), "--format json: not JSON at byte %zu:\n%s",
+		 (size_t)(p - out), out);
+	json_ws(&p);
+	FZ_CHECK(!*p, "--format json: bytes after the value at %zu", (size_t)(p - out));
+}
+
+static void check_formats(const struct pmclog_report *rep,
+			  const struct pmclog_report_opts *o)
+{
+	for (const char *const *f = pmclog_report__formats(); *f; f++) {
+		char *out = print_to_string(rep, *f);
+
+		if (!strcmp(*f, "text"))
+			check_text(rep, out);
+		else if (!strcmp(*f, "folded"))
+			check_folded(rep, o->nkeys, out);
+		else if (!strcmp(*f, "json"))
+			check_json(out);
+		else
+			fz_fail("--format %s: a format this target does not know", *f);
+		free(out);
+	}
+	FZ_CHECK(pmclog_report__print(rep, "no-such-format", fz_devnull()) == -EINVAL,
+		 "an unknown format printed");
+}
+
+/* The gprof map: "GMONFILE OBJECTFILE" lines, each GMONFILE once. */
+static void check_gmon_map(const char *mapfile)
+{
+	char line[2 * PATH_MAX], seen[64][PATH_MAX / 8];
+	size_t n = 0;
+	FILE *f = fopen(mapfile, "re");
+
+	if (!f)
+		fz_fail("-M %s not written: %s", mapfile, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char *sp = strchr(line, ' ');
+
+		FZ_CHECK(sp, "-M line without a space: %s", line);
+		*sp = '\0';
+		fz_check_gmon(line);
+		for (size_t i = 0; i < n; i++)
+			FZ_CHECK(strcmp(seen[i], line), "-M names %s twice", line);
+		if (n < 64)
+			snprintf(seen[n++], sizeof(seen[0]), "%s", line);
+	}
+	fclose(f);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct pmclog_report_opts o = { 0 };
+	struct pmclog_resolver_opts ro = { 0 };
+	struct pmclog_strings *strings;
+	struct pmclog_replay *rp;
+	struct pmclog_resolver *res;
+	struct pmclog_report *rep;
+	char gdir[PATH_MAX], map[PATH_MAX], err[512] = "";
+	__u32 pids[2];
+	__u64 samples;
+
+	if (size < OPT_BYTES)
+		return 0;
+	for (o.nkeys = 0; o.nkeys < PMCLOG_SORT_MAX && keys[data[0] & 7][o.nkeys]; o.nkeys++)
+		o.keys[o.nkeys] = keys[data[0] & 7][o.nkeys];
+	o.demangle = data[0] & 0x08;
+	o.full_paths = data[0] & 0x10;
+	if (data[0] & 0x20) {
+		o.has_time = true;
+		o.time_from = (__u64)data[2] * 64;
+		o.time_to = o.time_from + ((__u64)data[3] + 1) * 64;
+	}
+	if (data[0] & 0x40) {
+		pids[0] = data[2];
+		pids[1] = data[3];
+		o.pids = pids;
+		o.npids = 2;
+	}
+	ro.root = data[1] & 4 ? root_slash : root;
+	ro.kernel = kernel_opts[data[1] & 3];
+
+	strings = pmclog_strings__new();
+	rp = strings ? pmclog_replay__new(strings) : NULL;
+	res = rp ? pmclog_resolver__new(strings, &ro) : NULL;
+	rep = res ? pmclog_report__new(strings, rp, res, &o) : NULL;
+	if (!rep)
+		fz_fail("out of memory");
+	fz_read_log(data + OPT_BYTES, size - OPT_BYTES, add_record, rp);
+	FZ_CHECK(!pmclog_replay__run(rp, pmclog_report__sample, rep), "replay failed");
+	FZ_CHECK(!pmclog_report__finish(rep), "pmclog_report__finish failed");
+	samples = pmclog_replay__stats(rp)->samples;
+	FZ_CHECK(pmclog_report__stats(rep)->samples + pmclog_report__stats(rep)->filtered_out ==
+		 samples, "report samples + filtered out != %llu replayed",
+		 (unsigned long long)samples);
+	check_rows(rep, &o);
+	check_formats(rep, &o);
+	for (int v = -1; v <= 1; v++)
+		pmclog_report__print_stats(rep, fz_devnull(), v);
+	if (data[0] & 0x80) {
+		snprintf(gdir, sizeof(gdir), "%s/gmon-%d", fz_scratch_dir(), (int)getpid());
+		snprintf(map, sizeof(map), "%s/gmon.map", gdir);
+		if (pmclog_report__write_gmon(rep, gdir, map, err, sizeof(err)))
+			FZ_CHECK(err[0], "-g failed without saying why");
+		else
+			check_gmon_map(map);
+		fz_rm_tree(gdir);
+	}
+	pmclog_report__free(rep);
+	pmclog_resolver__free(res);
+	pmclog_replay__free(rp);
+	pmclog_strings__free(strings);
+	return 0;
+}
