@@ -17,6 +17,8 @@ mkdir -p "$TAP_DIR" "$OUT"
 # Results go to the console even from inside a function whose output a
 # scenario redirects to a file.
 exec 3>&1
+# Where this scenario's part of the kernel log starts (kernel_log_clean).
+echo "pmclog-vm: $SCENARIO: begin" >/dev/kmsg 2>/dev/null
 
 _tap_emit() {
 	# $1: "ok" or "not ok"; $2: description (with any "# SKIP ...")
@@ -159,6 +161,32 @@ _gone() {
 	grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null
 }
 
+# kernel_log_clean: ok when the kernel logged no oops, WARN, BUG, lockup
+# or stall since this scenario began.  The host judges the whole boot's
+# log with the same regex (run.sh passes it in /etc/vmtest.conf); this says
+# which scenario it was, and keeps the lines in $OUT/dmesg.txt.
+kernel_log_clean() {
+	_re=$(sed -n "s/^KERNEL_TROUBLE_REGEX='\\(.*\\)'\$/\\1/p" /etc/vmtest.conf 2>/dev/null)
+	if [ -z "$_re" ]; then
+		not_ok "kernel log checked: /etc/vmtest.conf has no KERNEL_TROUBLE_REGEX"
+		return 1
+	fi
+	dmesg >"$OUT/dmesg-all.txt"
+	if grep -q "pmclog-vm: $SCENARIO: begin" "$OUT/dmesg-all.txt"; then
+		sed -n "/pmclog-vm: $SCENARIO: begin/,\$p" "$OUT/dmesg-all.txt" >"$OUT/dmesg.txt"
+	else
+		diag "the kernel log no longer holds this scenario's start: all of it is checked"
+		cp "$OUT/dmesg-all.txt" "$OUT/dmesg.txt"
+	fi
+	rm -f "$OUT/dmesg-all.txt"
+	if grep -aE "$_re" "$OUT/dmesg.txt" >"$OUT/trouble.txt"; then
+		not_ok "kernel log has no oops, WARN, BUG, lockup or stall during $SCENARIO"
+		head -n 5 "$OUT/trouble.txt" | while IFS= read -r _l; do diag "  $_l"; done
+		return 1
+	fi
+	ok "kernel log has no oops, WARN, BUG, lockup or stall during $SCENARIO"
+}
+
 # ------------------------------------------------------------------
 # pmclog dump output: "TYPE cpu=N ts=N key=value ..." one record a line
 
@@ -197,3 +225,4 @@ types_summary() {
 	awk 'NF { n[$1]++ } END { for (t in n) print n[t], t }' "$1" | sort -rn |
 		awk '{ printf "%-12s %d\n", $2, $1 }'
 }
+
