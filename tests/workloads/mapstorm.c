@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mapstorm [-t THREADS] [-r ROUNDS] [-g GOFILE] FILE: THREADS threads
- * (default 4), released together, each change executable mappings of FILE
- * ROUNDS times (default 100), and count the MAP_IN and MAP_OUT records
- * the module owes for what they did (kmod/pmclog_vma.c's table).  Prints
+ * mapstorm [-t THREADS] [-r ROUNDS] [-g GOFILE] [-m FILE2] FILE: THREADS
+ * threads (default 4), released together, each change executable mappings
+ * of FILE ROUNDS times (default 100), and count the MAP_IN and MAP_OUT
+ * records the module owes for what they did (kmod/pmclog_vma.c's table).
+ * Prints
  *
  *   mapstorm: pid=P threads=T rounds=R syscalls=N map_in=I map_out=O
+ *
+ * and with -m, " grow_in=I grow_out=O" at the end of that line.
  *
  * One round, pg the page size:
  *
@@ -24,6 +27,19 @@
  * can merge with the 3-page mapping of another (that would need a
  * neighbour at file page 3, or before file page 0).
  *
+ * -m FILE2: then the main thread alone resizes a mapping of FILE2 in place
+ * (no other thread can take the page freed in between, so it grows back
+ * where it was), counted as grow_in and grow_out.  Growing owes a MAP_IN
+ * by the record's definition ("[start, end) now holds executable code",
+ * include/uapi/linux/pmclog.h), though pmclog_vma.c's table names no hook
+ * for it:
+ *
+ *   p = mmap(3 pg, R|X, FILE2 at 0)    MAP_IN
+ *   mremap(p, 3 pg, 2 pg, 0)           MAP_OUT       the last page unmapped
+ *   mremap(p, 2 pg, 3 pg, 0)           MAP_IN        grown in place: [p + 2 pg,
+ *                                                    p + 3 pg) holds code again
+ *   munmap(p, 3 pg)                    MAP_OUT
+ *
  * -g GOFILE: wait until GOFILE exists before the threads start, so that
  * a recorder can attach (-p) to a process that has not begun yet.
  */
@@ -38,7 +54,7 @@ struct counts {
 	long syscalls, map_in, map_out;
 };
 
-static int fd;
+static int fd;		/* FILE, then FILE2 */
 static long pg, rounds;
 static pthread_barrier_t start;
 
@@ -78,6 +94,16 @@ static void unmap(struct counts *c, char *p, long len)
 	c->map_out++;	/* every range unmapped here is executable */
 }
 
+/* Resize @p in place (no MREMAP_MAYMOVE): it fails rather than move. */
+static void resize(struct counts *c, char *p, long from, long to)
+{
+	if (mremap(p, from, to, 0) != p)
+		die("mremap in place");
+	c->syscalls++;
+	c->map_in += to > from;
+	c->map_out += to < from;
+}
+
 static void *storm(void *arg)
 {
 	struct counts *c = arg;
@@ -102,14 +128,15 @@ static void *storm(void *arg)
 
 int main(int argc, char **argv)
 {
-	struct counts *c, sum = { 0 };
-	const char *go = NULL;
+	struct counts *c, sum = { 0 }, g = { 0 };
+	const char *go = NULL, *grow = NULL;
 	pthread_t *tids;
+	char *p;
 	long nthreads = 4, i;
 	int opt, err;
 
 	rounds = 100;
-	while ((opt = getopt(argc, argv, "t:r:g:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:r:g:m:")) != -1) {
 		switch (opt) {
 		case 't':
 			nthreads = strtol(optarg, NULL, 0);
@@ -119,6 +146,9 @@ int main(int argc, char **argv)
 			break;
 		case 'g':
 			go = optarg;
+			break;
+		case 'm':
+			grow = optarg;
 			break;
 		default:
 			goto usage;
@@ -155,12 +185,23 @@ int main(int argc, char **argv)
 		sum.map_in += c[i].map_in;
 		sum.map_out += c[i].map_out;
 	}
-	printf("mapstorm: pid=%ld threads=%ld rounds=%ld syscalls=%ld map_in=%ld map_out=%ld\n",
+	printf("mapstorm: pid=%ld threads=%ld rounds=%ld syscalls=%ld map_in=%ld map_out=%ld",
 	       (long)getpid(), nthreads, rounds, sum.syscalls, sum.map_in,
 	       sum.map_out);
+	if (grow) {
+		fd = open(grow, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			die(grow);
+		p = map(&g, NULL, 3 * pg, PROT_READ | PROT_EXEC, 0, 1);
+		resize(&g, p, 3 * pg, 2 * pg);
+		resize(&g, p, 2 * pg, 3 * pg);
+		unmap(&g, p, 3 * pg);
+		printf(" grow_in=%ld grow_out=%ld", g.map_in, g.map_out);
+	}
+	printf("\n");
 	return 0;
 
 usage:
-	fprintf(stderr, "usage: mapstorm [-t THREADS] [-r ROUNDS] [-g GOFILE] FILE\n");
+	fprintf(stderr, "usage: mapstorm [-t THREADS] [-r ROUNDS] [-g GOFILE] [-m FILE2] FILE\n");
 	return 64;	/* EX_USAGE */
 }

@@ -4,9 +4,10 @@
 #
 # An executable mmap/mprotect/munmap storm from several threads of one
 # process at once (tests/workloads/mapstorm.c, whose comment lists what
-# each of its calls owes).  The workload counts the MAP_IN and MAP_OUT
+# each of its calls owes), then a mapping of another file shrunk and grown
+# again in place with mremap.  The workload counts the MAP_IN and MAP_OUT
 # records it is owed; the log must hold exactly those for its mappings of
-# the file, end with no mapping of it left and no MAP_OUT that ends
+# each file, end with no mapping of them left and no MAP_OUT that ends
 # nothing.  Should records be dropped (DROPNOTIFY says how many), only
 # what that allows is checked: none too many, and no more missing than
 # were dropped.
@@ -17,13 +18,14 @@ require_tool
 module_load || bail "load pmclog.ko"
 
 FILE=/lib/workloads/libhot_a.so
+GROWN=/lib/workloads/libhot_b.so
 THREADS=4
 ROUNDS=100
 LOG=$OUT/storm.pmclog
 TXT=$OUT/storm.txt
 
 bounded 60 pmclog record --no-kallsyms -o "$LOG" -- \
-	/bin/mapstorm -t "$THREADS" -r "$ROUNDS" "$FILE" >"$OUT/mapstorm.out" 2>"$OUT/record.err"
+	/bin/mapstorm -t "$THREADS" -r "$ROUNDS" -m "$GROWN" "$FILE" >"$OUT/mapstorm.out" 2>"$OUT/record.err"
 is "$?" 0 "pmclog record -- mapstorm -t $THREADS -r $ROUNDS exits 0" ||
 	diag "record: $(tail -n 3 "$OUT/record.err")"
 dump_log "$LOG" "$TXT"
@@ -62,5 +64,17 @@ else
 	in_band "$got_out" 0 "$want_out" "MAP_OUT of $FILE: no more than owed"
 	in_band $((want_in - got_in + miss_out)) 0 "$dropped" \
 		"MAP_IN and MAP_OUT missing: no more than the records dropped"
+fi
+
+# mremap: the tail unmapped, then mapped again by growing in place.
+read -r got_in got_out stray left _ <<EOF
+$(file_map_counts "$TXT" "$pid" "$GROWN")
+EOF
+want="$(kv_of "$OUT/mapstorm.out" grow_in) $(kv_of "$OUT/mapstorm.out" grow_out) 0 0"
+what="mremap shrinking, then growing in place: MAP_IN, MAP_OUT as owed, no stray, none left"
+if [ "$dropped" = 0 ]; then
+	is "$got_in $got_out $stray $left" "$want" "$what"
+else
+	skip "$what" "$dropped records dropped"
 fi
 kernel_log_clean
