@@ -17,6 +17,8 @@ mkdir -p "$TAP_DIR" "$OUT"
 # Results go to the console even from inside a function whose output a
 # scenario redirects to a file.
 exec 3>&1
+# Where this scenario's part of the kernel log starts (kernel_log_clean).
+echo "pmclog-vm: $SCENARIO: begin" >/dev/kmsg 2>/dev/null
 
 _tap_emit() {
 	# $1: "ok" or "not ok"; $2: description (with any "# SKIP ...")
@@ -159,6 +161,32 @@ _gone() {
 	grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null
 }
 
+# kernel_log_clean: ok when the kernel logged no oops, WARN, BUG, lockup
+# or stall since this scenario began.  The host judges the whole boot's
+# log with the same regex (run.sh passes it in /etc/vmtest.conf); this says
+# which scenario it was, and keeps the lines in $OUT/dmesg.txt.
+kernel_log_clean() {
+	_re=$(sed -n "s/^KERNEL_TROUBLE_REGEX='\\(.*\\)'\$/\\1/p" /etc/vmtest.conf 2>/dev/null)
+	if [ -z "$_re" ]; then
+		not_ok "kernel log checked: /etc/vmtest.conf has no KERNEL_TROUBLE_REGEX"
+		return 1
+	fi
+	dmesg >"$OUT/dmesg-all.txt"
+	if grep -q "pmclog-vm: $SCENARIO: begin" "$OUT/dmesg-all.txt"; then
+		sed -n "/pmclog-vm: $SCENARIO: begin/,\$p" "$OUT/dmesg-all.txt" >"$OUT/dmesg.txt"
+	else
+		diag "the kernel log no longer holds this scenario's start: all of it is checked"
+		cp "$OUT/dmesg-all.txt" "$OUT/dmesg.txt"
+	fi
+	rm -f "$OUT/dmesg-all.txt"
+	if grep -aE "$_re" "$OUT/dmesg.txt" >"$OUT/trouble.txt"; then
+		not_ok "kernel log has no oops, WARN, BUG, lockup or stall during $SCENARIO"
+		head -n 5 "$OUT/trouble.txt" | while IFS= read -r _l; do diag "  $_l"; done
+		return 1
+	fi
+	ok "kernel log has no oops, WARN, BUG, lockup or stall during $SCENARIO"
+}
+
 # ------------------------------------------------------------------
 # pmclog dump output: "TYPE cpu=N ts=N key=value ..." one record a line
 
@@ -180,7 +208,8 @@ kv_awk() {
 
 count_type() { awk -v t="$2" '$1 == t { n++ } END { print n + 0 }' "$1"; }
 first_type() { awk 'NF { print $1; exit }' "$1"; }
-last_type() { awk 'NF { t = $1 } END { print t }' "$1"; }
+# The last few lines only: a whole dump is long, and slow to split in TCG.
+last_type() { tail -n 3 "$1" | awk 'NF { t = $1 } END { print t }'; }
 
 # field_of TXT TYPE KEY: KEY's value in the last TYPE record.
 field_of() {
@@ -196,4 +225,89 @@ sum_field() {
 types_summary() {
 	awk 'NF { n[$1]++ } END { for (t in n) print n[t], t }' "$1" | sort -rn |
 		awk '{ printf "%-12s %d\n", $2, $1 }'
+}
+
+# kv_of FILE KEY: the value of the first "KEY=VALUE" word on a line of
+# FILE (what workloads print: "mapstorm: pid=P ... map_in=N").
+kv_of() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$1" | head -n 1; }
+
+# drop_counts TXT: what a log says it lost, as "N SAMPLES RECORDS
+# CLOSE_SAMPLES CLOSE_SAMPLES_DROPPED CLOSE_RECORDS_DROPPED": the number of
+# DROPNOTIFY records and their sums, then CLOSELOG's three totals ("-"
+# without CLOSELOG).  grep first: kv_awk over a whole dump is slow in TCG.
+drop_counts() {
+	grep -E '^(DROPNOTIFY|CLOSELOG) ' "$1" | kv_awk - '
+	$1 == "DROPNOTIFY" { n++; s += f["samples"]; r += f["records"] }
+	$1 == "CLOSELOG" { c = f["samples"] " " f["samples_dropped"] " " f["records_dropped"] }
+	END { printf "%d %.0f %.0f %s\n", n, s, r, c == "" ? "- - -" : c }'
+}
+
+# file_map_counts TXT PID PATH: replay PID's MAP_IN and MAP_OUT records in
+# the order of the file and print "IN OUT STRAY LEFT FLAGGED":
+#
+#   IN       MAP_INs of PATH
+#   OUT      MAP_OUTs that end (part of) a mapping of PATH
+#   STRAY    MAP_OUTs that end nothing the log had mapped for PID
+#   LEFT     mappings of PATH still there at the end of the log
+#   FLAGGED  MAP_INs of PATH with flags (INITIAL, ANON, ...)
+#
+# The file's order is the order of PID's changes: the hooks write while
+# the process holds its mmap_lock for writing (or is alone with its mm, at
+# exec and exit).  PROCEXEC forgets every map, as a reader must.
+file_map_counts() {
+	# No $1: busybox awk splits a line into fields only when one is used,
+	# and that is most of its time here.
+	awk -v pid="$2" -v path="$3" '
+	# busybox awk reads "0x..." as hex (strtod); other awks get the loop.
+	function h2d(x,   i, v) {
+		v = x + 0
+		if (v || x ~ /^0x0*$/) return v
+		sub(/^0x/, "", x)
+		for (i = 1; i <= length(x); i++) v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
+		return v
+	}
+	# The value of key k (no regex built per call: busybox awk compiles
+	# each one it is given, which is slow under TCG).
+	function val(k,   i, v) {
+		if (!(i = index($0, " " k "="))) return ""
+		v = substr($0, i + length(k) + 2)
+		return (i = index(v, " ")) ? substr(v, 1, i - 1) : v
+	}
+	# Keys are "%.0f" strings: awks turn big numbers into "%.6g" keys.
+	function put(a, b, p,   k) { k = sprintf("%.0f", a); S[k] = a; E[k] = b; P[k] = p }
+	# Cut [s, e) out of every map: 1 if it ended part of a map of PATH,
+	# 2 if only of others, 0 if of none.  The keys are taken first: awk
+	# does not say what for-in does with keys added while it runs.
+	function cut(s, e,   k, K, n, i, a, b, p, r) {
+		r = 0; n = 0
+		for (k in S) if (E[k] > s && S[k] < e) K[++n] = k
+		for (i = 1; i <= n; i++) {
+			k = K[i]; a = S[k]; b = E[k]; p = P[k]
+			if (p == path) r = 1; else if (!r) r = 2
+			delete S[k]; delete E[k]; delete P[k]
+			if (a < s) put(a, s, p)
+			if (e < b) put(e, b, p)
+		}
+		return r
+	}
+	BEGIN { key = " pid=" pid " " }
+	!index($0, key) { next }
+	{ t = substr($0, 1, index($0, " ") - 1) }
+	t != "MAP_IN" && t != "MAP_OUT" && t != "PROCEXEC" || val("pid") != pid { next }
+	t == "PROCEXEC" { for (k in S) { delete S[k]; delete E[k]; delete P[k] } }
+	t == "MAP_IN" {
+		p = substr($0, index($0, " path=") + 6)	# the last key
+		s = h2d(val("start")); e = h2d(val("end"))
+		cut(s, e)
+		put(s, e, p)
+		if (p == path) { nin++; if (val("flags") != "0x0") flagged++ }
+	}
+	t == "MAP_OUT" {
+		r = cut(h2d(val("start")), h2d(val("end")))
+		if (r == 1) nout++; else if (r == 0) stray++
+	}
+	END {
+		for (k in S) if (P[k] == path) left++
+		printf "%d %d %d %d %d\n", nin, nout, stray, left, flagged
+	}' "$1"
 }

@@ -313,7 +313,10 @@ build_initramfs() {
 			put "$here/scenarios/$f.sh" "$tree/scenarios/$f.sh"
 		done
 	fi
-	printf 'MODE=%s\nSCENARIO_TIMEOUT=%s\n' "$mode" 120 >"$tree/etc/vmtest.conf"
+	# The regex goes in too: lib.sh's kernel_log_clean judges one
+	# scenario's part of the kernel log as the host judges the boot's.
+	printf "MODE=%s\nSCENARIO_TIMEOUT=%s\nKERNEL_TROUBLE_REGEX='%s'\n" "$mode" 120 \
+		"$kernel_trouble_regex" >"$tree/etc/vmtest.conf"
 
 	# Uncompressed: the kernel would spend longer inflating it under TCG
 	# than QEMU spends loading it.
@@ -405,7 +408,8 @@ clean_console() {
 }
 
 # Kernel log lines that fail a run.  Plain "WARNING:" would match harmless
-# boot notices (RETBleed, SRSO): match what WARN_ON prints.
+# boot notices (RETBleed, SRSO): match what WARN_ON prints.  No single
+# quote in it: it travels single-quoted in /etc/vmtest.conf.
 kernel_trouble_regex='WARNING: CPU: [0-9]+ PID: [0-9]+|cut here|Oops:|BUG:|Kernel panic|soft lockup|hard LOCKUP|rcu_sched self-detected stall|rcu: INFO|general protection fault|Unable to handle kernel|UBSAN:|Call Trace:'
 
 # Taint flags by bit (Documentation/admin-guide/tainted-kernels.rst).

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slowread [-F HZ] [-b BYTES] [-d MS] -o FILE CMD [ARGS...]: a reader of
+ * /dev/pmclog that falls behind on purpose, so that the log overflows.
+ *
+ * It profiles CMD (cpu-clock at HZ, default 1000) as `pmclog record --
+ * CMD` does, but reads at most BYTES (default 512) per read(2) and sleeps
+ * MS milliseconds (default 20) after each, while CMD runs.  Once CMD has
+ * exited nothing new comes into the log: it reads what is left, stops the
+ * log, and reads up to CLOSELOG and read(2)'s 0.  Every byte read goes to
+ * FILE unchanged, a log for `pmclog dump`.  Prints
+ *
+ *   slowread: reads=N bytes=N records=N dropnotify=N samples_dropped=N
+ *             records_dropped=N closelog=0|1 status=S
+ *
+ * (on one line), the sums over the DROPNOTIFY records it read and CMD's
+ * wait(2) status.  Exits 0 when every read(2) returned whole records and
+ * CMD exited 0; 65 (EX_DATAERR) on a malformed read, 71 on other errors.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <linux/pmclog.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "common.h"
+
+#define BIG	(256 * 1024)
+
+static int dev, out;
+static unsigned long long reads, bytes, records, dropnotify, closelog;
+static unsigned long long samples_dropped, records_dropped;
+
+static void __attribute__((noreturn)) die(const char *what)
+{
+	fprintf(stderr, "slowread: %s: %s\n", what, strerror(errno));
+	exit(71);	/* EX_OSERR */
+}
+
+/* Account @n bytes of records and save them; exit 65 if they are not whole. */
+static void take(const unsigned char *buf, size_t n)
+{
+	const struct pmclog_header *h;
+	struct pmclog_dropnotify dn;
+	size_t off = 0;
+
+	while (off < n) {
+		h = (const void *)(buf + off);
+		if (n - off < sizeof(*h) || h->magic != PMCLOG_HEADER_MAGIC ||
+		    h->length < sizeof(*h) || h->length % PMCLOG_RECORD_ALIGN ||
+		    h->length > n - off) {
+			fprintf(stderr, "slowread: read %llu: no whole record at byte %zu of %zu\n",
+				reads, off, n);
+			exit(65);	/* EX_DATAERR */
+		}
+		if (h->type == PMCLOG_TYPE_DROPNOTIFY && h->length >= sizeof(dn)) {
+			memcpy(&dn, h, sizeof(dn));
+			dropnotify++;
+			samples_dropped += dn.samples;
+			records_dropped += dn.records;
+		}
+		closelog += h->type == PMCLOG_TYPE_CLOSELOG;
+		records++;
+		off += h->length;
+	}
+	if (write(out, buf, n) != (ssize_t)n)
+		die("write");
+	reads++;
+	bytes += n;
+}
+
+/*
+ * One read(2) of at most @want bytes; 0 at the end of the log, -1 when
+ * nothing is waiting (O_NONBLOCK).  A record longer than @want (EINVAL)
+ * is read with a bigger buffer, as a reader must.
+ */
+static ssize_t read_some(unsigned char *buf, size_t want)
+{
+	ssize_t n;
+
+	do
+		n = read(dev, buf, want);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EINVAL && want < BIG)
+		return read_some(buf, BIG);
+	if (n < 0 && errno == EAGAIN)
+		return -1;
+	if (n < 0)
+		die("read /dev/pmclog");
+	if (n > 0)
+		take(buf, (size_t)n);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	struct pmclog_alloc alloc = {
+		.event = PMCLOG_EV_CPU_CLOCK, .flags = PMCLOG_PMC_F_FREQ,
+		.period = 1000,
+	};
+	struct pmclog_attach at = { .mode = PMCLOG_ATTACH_PROCESS };
+	struct pollfd pfd = { .events = POLLIN };
+	unsigned long long ms = 20;
+	unsigned char *buf;
+	const char *path = NULL;
+	size_t want = 512;
+	int go[2], opt, status = 0;
+	pid_t pid;
+	char c = 'g';
+
+	while ((opt = getopt(argc, argv, "+F:b:d:o:")) != -1) {
+		switch (opt) {
+		case 'F':
+			alloc.period = strtoull(optarg, NULL, 0);
+			break;
+		case 'b':
+			want = strtoul(optarg, NULL, 0);
+			break;
+		case 'd':
+			ms = strtoull(optarg, NULL, 0);
+			break;
+		case 'o':
+			path = optarg;
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (!path || optind >= argc || !want || want > BIG)
+		goto usage;
+	buf = malloc(BIG);
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (!buf || out < 0)
+		die(path);
+	dev = open(PMCLOG_DEVICE_PATH, O_RDONLY | O_CLOEXEC);
+	if (dev < 0)
+		die(PMCLOG_DEVICE_PATH);
+	if (ioctl(dev, PMCLOG_IOC_ALLOCATE, &alloc))
+		die("PMCLOG_IOC_ALLOCATE");
+
+	/* CMD waits on the pipe until the log has started. */
+	if (pipe2(go, O_CLOEXEC))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[optind], argv + optind);
+		fprintf(stderr, "slowread: exec %s: %s\n", argv[optind], strerror(errno));
+		_exit(127);
+	}
+	close(go[0]);
+	at.pid = (__u32)pid;
+	if (ioctl(dev, PMCLOG_IOC_ATTACH, &at))
+		die("PMCLOG_IOC_ATTACH");
+	if (ioctl(dev, PMCLOG_IOC_START))
+		die("PMCLOG_IOC_START");
+	if (write(go[1], &c, 1) != 1)
+		die("release CMD");
+	close(go[1]);
+
+	/* Behind on purpose while CMD runs. */
+	pfd.fd = dev;
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (poll(&pfd, 1, 100) > 0 && read_some(buf, want) == 0)
+			break;
+		usleep(ms * 1000);
+	}
+	/* CMD is gone: catch up, then STOP finds room for CLOSELOG. */
+	if (fcntl(dev, F_SETFL, O_NONBLOCK))
+		die("fcntl O_NONBLOCK");
+	while (read_some(buf, BIG) > 0)
+		;
+	if (ioctl(dev, PMCLOG_IOC_STOP))
+		die("PMCLOG_IOC_STOP");
+	if (fcntl(dev, F_SETFL, 0))
+		die("fcntl");
+	while (read_some(buf, BIG) > 0)
+		;
+	if (close(out))
+		die(path);
+
+	printf("slowread: reads=%llu bytes=%llu records=%llu dropnotify=%llu samples_dropped=%llu records_dropped=%llu closelog=%llu status=%d\n",
+	       reads, bytes, records, dropnotify, samples_dropped,
+	       records_dropped, closelog, status);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+
+usage:
+	fprintf(stderr, "usage: slowread [-F HZ] [-b BYTES] [-d MS] -o FILE CMD [ARGS...]\n");
+	return 64;	/* EX_USAGE */
+}
