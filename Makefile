@@ -16,10 +16,14 @@
 # running kernel's, KVER).  The VM targets build their own copy of the
 # module against the headers of each test kernel; KERNELS names those
 # kernels: make check KERNELS="6.1-cloud 6.1-amd64 6.1-rt 6.12-cloud 6.12-amd64 6.12-rt".
+# STRESS_KERNELS names more kernels that boot only the scenarios that
+# load and kill, churn and stress the module (STRESS_SCENARIOS).
 
 KVER	?= $(shell uname -r)
 KDIR	?= /lib/modules/$(KVER)/build
 KERNELS	?= 6.1-cloud
+STRESS_KERNELS	?=
+STRESS_SCENARIOS := ^(10|50|9[0-9])-
 V	?= 0
 
 PREFIX		?= /usr/local
@@ -60,6 +64,8 @@ unit: deps
 
 vm: deps tool
 	tests/vm/run.sh --kernels "$(KERNELS)"
+	$(if $(strip $(STRESS_KERNELS)),tests/vm/run.sh --kernels "$(STRESS_KERNELS)" \
+		--only '$(STRESS_SCENARIOS)')
 
 # The unit tests, and the tool they run, built with ASan and UBSan (any
 # report fails), in a copy of the tree under build/sanitize so that the
