@@ -243,7 +243,7 @@ drop_counts() {
 }
 
 # file_map_counts TXT PID PATH: replay PID's MAP_IN and MAP_OUT records in
-# the order of the file and print "IN OUT STRAY LEFT FLAGGED":
+# (timestamp, position) order and print "IN OUT STRAY LEFT FLAGGED":
 #
 #   IN       MAP_INs of PATH
 #   OUT      MAP_OUTs that end (part of) a mapping of PATH
@@ -251,13 +251,20 @@ drop_counts() {
 #   LEFT     mappings of PATH still there at the end of the log
 #   FLAGGED  MAP_INs of PATH with flags (INITIAL, ANON, ...)
 #
-# The file's order is the order of PID's changes: the hooks write while
-# the process holds its mmap_lock for writing (or is alone with its mm, at
-# exec and exit).  PROCEXEC forgets every map, as a reader must.
+# That is the order of PID's changes, as pmclog(4) tells readers to sort:
+# each change is stamped while the process holds its mmap_lock for writing
+# (or is alone with its mm, at exec and exit), but a MAP_IN reaches the log
+# only once its path is resolved, after the records around it.  PROCEXEC
+# forgets every map, as a reader must.
+#
+# No $N in the awks: busybox awk splits a line into fields only when one is
+# used, and that is most of its time here.  NR keeps the stream order of
+# equal stamps.
 file_map_counts() {
-	# No $1: busybox awk splits a line into fields only when one is used,
-	# and that is most of its time here.
-	awk -v pid="$2" -v path="$3" '
+	awk '{ t = substr($0, index($0, " ts=") + 4); t = substr(t, 1, index(t, " ") - 1)
+	       printf "%s %08d %s\n", t, NR, $0 }' "$1" |
+		sort -n -k1,1 -k2,2 | cut -d' ' -f3- |
+		awk -v pid="$2" -v path="$3" '
 	# busybox awk reads "0x..." as hex (strtod); other awks get the loop.
 	function h2d(x,   i, v) {
 		v = x + 0
@@ -309,5 +316,5 @@ file_map_counts() {
 	END {
 		for (k in S) if (P[k] == path) left++
 		printf "%d %d %d %d %d\n", nin, nout, stray, left, flagged
-	}' "$1"
+	}'
 }
