@@ -92,33 +92,33 @@ static bool pmclog_defer_pop(struct pmclog_defer_ring *ring,
 	return found;
 }
 
+/* @d's file's path, built at the end of @buf after @fixed bytes. */
+static const char *pmclog_defer_path(const struct pmclog_deferred *d,
+				     void *buf, size_t fixed)
+{
+	const char *path = d_path(&d->file->f_path, (char *)buf + fixed,
+				  PMCLOG_SCRATCH_SIZE - fixed);
+
+	return IS_ERR(path) ? "[unreachable]" : path;
+}
+
 /* Build @d's record in @buf (PMCLOG_SCRATCH_SIZE bytes) and write it. */
 static void pmclog_defer_write(const struct pmclog_deferred *d, void *buf)
 {
-	const char *path;
-
 	switch (d->type) {
-	case PMCLOG_TYPE_MAP_IN: {
-		struct pmclog_map_in *r = buf;
-
-		path = d_path(&d->file->f_path, r->path,
-			      PMCLOG_SCRATCH_SIZE - sizeof(*r));
-		if (IS_ERR(path))
-			path = "[unreachable]";
-		pmclog_rec_map_in(r, d->pid, d->flags, d->start, d->end,
-				  d->offset, path, d->cpu, d->tstamp);
+	case PMCLOG_TYPE_MAP_IN:
+		pmclog_rec_map_in(buf, d->pid, d->flags, d->start, d->end,
+				  d->offset,
+				  pmclog_defer_path(d, buf,
+						    sizeof(struct pmclog_map_in)),
+				  d->cpu, d->tstamp);
 		break;
-	}
-	case PMCLOG_TYPE_PROCEXEC: {
-		struct pmclog_procexec *r = buf;
-
-		path = d_path(&d->file->f_path, r->path,
-			      PMCLOG_SCRATCH_SIZE - sizeof(*r));
-		if (IS_ERR(path))
-			path = "[unreachable]";
-		pmclog_rec_procexec(r, d->pid, path, d->cpu, d->tstamp);
+	case PMCLOG_TYPE_PROCEXEC:
+		pmclog_rec_procexec(buf, d->pid,
+				    pmclog_defer_path(d, buf,
+						      sizeof(struct pmclog_procexec)),
+				    d->cpu, d->tstamp);
 		break;
-	}
 	default:
 		WARN_ON_ONCE(1);
 		return;

@@ -39,33 +39,30 @@ module_param_named(maxlogs, pmclog_maxlogs, uint, 0444);
 MODULE_PARM_DESC(maxlogs,
 		 "Opens of /dev/pmclog at once, each with its own log buffer (1-1024, default 16)");
 
+/* Is parameter @name's @val in [lo, hi]?  If not, says so. */
+static bool __init pmclog_param_ok(const char *name, unsigned int val,
+				   unsigned int lo, unsigned int hi,
+				   const char *unit)
+{
+	if (val >= lo && val <= hi)
+		return true;
+	pr_err("%s=%u%s is out of range %u-%u\n", name, val, unit, lo, hi);
+	return false;
+}
+
 static int __init pmclog_init(void)
 {
 	int ret;
 
-	if (pmclog_nsamples < 1 || pmclog_nsamples > 65536) {
-		pr_err("nsamples=%u is out of range 1-65536\n", pmclog_nsamples);
+	if (!pmclog_param_ok("nsamples", pmclog_nsamples, 1, 65536, "") ||
+	    !pmclog_param_ok("maxlogs", pmclog_maxlogs, 1, 1024, "") ||
+	    !pmclog_param_ok("max_sample_rate", pmclog_max_sample_rate,
+			     1, 1000000, " Hz") ||
+	    !pmclog_param_ok("cpu_time_max_percent",
+			     pmclog_cpu_time_max_percent, 1, 100, "") ||
+	    !pmclog_param_ok("logbuffersize", pmclog_logbuffersize,
+			     64, 262144, " KiB"))
 		return -EINVAL;
-	}
-	if (pmclog_maxlogs < 1 || pmclog_maxlogs > 1024) {
-		pr_err("maxlogs=%u is out of range 1-1024\n", pmclog_maxlogs);
-		return -EINVAL;
-	}
-	if (pmclog_max_sample_rate < 1 || pmclog_max_sample_rate > 1000000) {
-		pr_err("max_sample_rate=%u Hz is out of range 1-1000000\n",
-		       pmclog_max_sample_rate);
-		return -EINVAL;
-	}
-	if (pmclog_cpu_time_max_percent < 1 || pmclog_cpu_time_max_percent > 100) {
-		pr_err("cpu_time_max_percent=%u is out of range 1-100\n",
-		       pmclog_cpu_time_max_percent);
-		return -EINVAL;
-	}
-	if (pmclog_logbuffersize < 64 || pmclog_logbuffersize > 262144) {
-		pr_err("logbuffersize=%u KiB is out of range 64-262144\n",
-		       pmclog_logbuffersize);
-		return -EINVAL;
-	}
 	ret = pmclog_scratch_init();
 	if (ret)
 		return ret;
