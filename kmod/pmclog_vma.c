@@ -5,6 +5,7 @@
  *   new mapping, stack growth,
  *   mprotect adding PROT_EXEC     perf_event_mmap(vma)        -> MAP_IN
  *   mremap moving a mapping       copy_vma() returns          -> MAP_IN
+ *   mremap growing one in place   vma_merge_extend() returns  -> MAP_IN
  *   munmap, MAP_FIXED over it,
  *   mremap's old range            the unmap paths, at return  -> MAP_OUT
  *   mprotect removing PROT_EXEC   mprotect_fixup(), at return -> MAP_OUT
@@ -126,7 +127,10 @@ static int pmclog_vma_mmap_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
-/* copy_vma() returns the vma of mremap's new range. */
+/*
+ * copy_vma() returns the vma of mremap's new range, vma_merge_extend() the
+ * one it grew in place (or NULL).
+ */
 static int pmclog_vma_copy_ret(struct kretprobe_instance *ri,
 			       struct pt_regs *regs)
 {
@@ -358,6 +362,16 @@ static struct kretprobe pmclog_vma_krp_copy = {
 	.handler	= pmclog_vma_copy_ret,
 };
 
+/*
+ * vma_merge_extend() (6.5 on) returns the vma that mremap grew in place,
+ * its only caller.  Before 6.5 that growth goes through vma_merge(), which
+ * every other change of a vma calls too, and stays unseen.
+ */
+static struct kretprobe pmclog_vma_krp_extend = {
+	.kp.symbol_name	= "vma_merge_extend",
+	.handler	= pmclog_vma_copy_ret,
+};
+
 static struct kretprobe pmclog_vma_krp_mprotect = {
 	.kp.symbol_name	= "mprotect_fixup",
 	.entry_handler	= pmclog_vma_mprotect_entry,
@@ -369,8 +383,8 @@ static struct kprobe *pmclog_vma_kprobes[] = {
 	&pmclog_vma_kp_mmap, &pmclog_vma_kp_exit,
 };
 
-/* copy_vma, mprotect_fixup, then the unmap ones: filled at init. */
-static struct kretprobe *pmclog_vma_kretprobes[2 + PMCLOG_UNMAP_HOOKS_MAX];
+/* copy_vma, mprotect_fixup, vma_merge_extend, the unmap ones: at init. */
+static struct kretprobe *pmclog_vma_kretprobes[3 + PMCLOG_UNMAP_HOOKS_MAX];
 static unsigned int pmclog_vma_nr_kretprobes;
 
 /*
@@ -494,6 +508,8 @@ int pmclog_vma_init(void)
 
 	pmclog_vma_kretprobes[n++] = &pmclog_vma_krp_copy;
 	pmclog_vma_kretprobes[n++] = &pmclog_vma_krp_mprotect;
+	if (pmclog_compat_have_function(pmclog_vma_krp_extend.kp.symbol_name))
+		pmclog_vma_kretprobes[n++] = &pmclog_vma_krp_extend;
 	pmclog_vma_nr_unmap = pmclog_compat_unmap_hooks(pmclog_vma_unmap);
 	for (i = 0; i < pmclog_vma_nr_unmap; i++) {
 		struct kretprobe *krp = &pmclog_vma_krp_unmap[i];
