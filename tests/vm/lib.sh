@@ -242,6 +242,16 @@ drop_counts() {
 	END { printf "%d %.0f %.0f %s\n", n, s, r, c == "" ? "- - -" : c }'
 }
 
+# by_time TXT: the records of a dump in (timestamp, position) order, the
+# order of the events, as pmclog(4) tells readers to sort: a record that
+# names a file (MAP_IN, PROCEXEC) reaches the log only once its path is
+# resolved, after the records around it.  ts= is the third field.
+by_time() {
+	awk '{ t = substr($0, index($0, " ts=") + 4); t = substr(t, 1, index(t, " ") - 1)
+	       printf "%s %08d %s\n", t, NR, $0 }' "$1" |
+		sort -n -k1,1 -k2,2 | cut -d' ' -f3-
+}
+
 # file_map_counts TXT PID PATH: replay PID's MAP_IN and MAP_OUT records in
 # (timestamp, position) order and print "IN OUT STRAY LEFT FLAGGED":
 #
@@ -251,20 +261,14 @@ drop_counts() {
 #   LEFT     mappings of PATH still there at the end of the log
 #   FLAGGED  MAP_INs of PATH with flags (INITIAL, ANON, ...)
 #
-# That is the order of PID's changes, as pmclog(4) tells readers to sort:
-# each change is stamped while the process holds its mmap_lock for writing
-# (or is alone with its mm, at exec and exit), but a MAP_IN reaches the log
-# only once its path is resolved, after the records around it.  PROCEXEC
-# forgets every map, as a reader must.
+# That is the order of PID's changes: each is stamped while the process
+# holds its mmap_lock for writing (or is alone with its mm, at exec and
+# exit).  PROCEXEC forgets every map, as a reader must.
 #
-# No $N in the awks: busybox awk splits a line into fields only when one is
-# used, and that is most of its time here.  NR keeps the stream order of
-# equal stamps.
+# No $N in the awk: busybox awk splits a line into fields only when one is
+# used, and that is most of its time here.
 file_map_counts() {
-	awk '{ t = substr($0, index($0, " ts=") + 4); t = substr(t, 1, index(t, " ") - 1)
-	       printf "%s %08d %s\n", t, NR, $0 }' "$1" |
-		sort -n -k1,1 -k2,2 | cut -d' ' -f3- |
-		awk -v pid="$2" -v path="$3" '
+	by_time "$1" | awk -v pid="$2" -v path="$3" '
 	# busybox awk reads "0x..." as hex (strtod); other awks get the loop.
 	function h2d(x,   i, v) {
 		v = x + 0

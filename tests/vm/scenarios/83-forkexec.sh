@@ -35,12 +35,13 @@ for name in children system; do
 	txt=$OUT/$name.txt
 	forker=$(kv_awk "$txt" '$1 == "PROCEXEC" && f["path"] == "/bin/forker" { print f["pid"]; exit }')
 	[ -n "$forker" ] && ok "$name: PROCEXEC of /bin/forker" || not_ok "$name: PROCEXEC of /bin/forker"
+	by_time "$txt" >"$txt.by-time"
 	while read -r child; do
 		[ -n "$child" ] || continue
 		is "$(count "$txt" '$1 == "PROCFORK" && f["ppid"] == "'"$forker"'" && f["pid"] == '"$child")" 1 \
 			"$name: PROCFORK ppid=$forker pid=$child"
-		# PROCEXEC, then the MAP_IN of the new image, then PROCEXIT, in the file.
-		order=$(kv_awk "$txt" 'f["pid"] == '"$child"' && $1 == "PROCEXEC" && f["path"] == "/bin/busy" { e = NR }
+		# PROCEXEC, then the MAP_IN of the new image, then PROCEXIT, in time.
+		order=$(kv_awk "$txt.by-time" 'f["pid"] == '"$child"' && $1 == "PROCEXEC" && f["path"] == "/bin/busy" { e = NR }
 			f["pid"] == '"$child"' && $1 == "MAP_IN" && f["path"] == "/bin/busy" && e && !m { m = NR }
 			f["pid"] == '"$child"' && $1 == "PROCEXIT" { x = NR }
 			END { print (e && m > e && x > m) ? "ok" : e " " m " " x }')

@@ -37,9 +37,9 @@ $(drop_counts "$TXT")
 EOF
 is "$dn_records" "$dropped" "DROPNOTIFY records add up to CLOSELOG records_dropped"
 
-# The tree, then the log's PROC* records: one line per thing that is not
-# as the tree says, and the totals.
-grep -E '^PROC(FORK|EXEC|EXIT) ' "$TXT" >"$OUT/proc.txt"
+# The tree, then the log's PROC* records in time order: one line per thing
+# that is not as the tree says, and the totals.
+by_time "$TXT" | grep -E '^PROC(FORK|EXEC|EXIT) ' >"$OUT/proc.txt"
 awk '
 	# The value of key k (no regex built per call: busybox awk compiles
 	# each one it is given, which is slow under TCG).
@@ -67,7 +67,7 @@ awk '
 			else if (xstatus[p] != status[p]) print w ": PROCEXIT status " xstatus[p] ", want " status[p]
 			if ((fline[p] && eline[p] && eline[p] < fline[p]) || (eline[p] && xline[p] < eline[p]) ||
 			    (fline[p] && xline[p] < fline[p]))
-				print w ": PROCFORK, PROCEXEC, PROCEXIT out of order (lines " fline[p] + 0 ", " eline[p] + 0 ", " xline[p] + 0 ")"
+				print w ": PROCFORK, PROCEXEC, PROCEXIT out of time order (" fline[p] + 0 ", " eline[p] + 0 ", " xline[p] + 0 " in proc.txt)"
 		}
 		printf "totals %d %d %d %d %d %d %d %d\n", n, nf, want_forkn, ne, want_exec, nx, n, dup
 	}' "$TREE" "$OUT/proc.txt" >"$OUT/check.txt"
