@@ -120,6 +120,25 @@ module_load() {
 	wait_for 5 test -c /dev/pmclog
 }
 
+# module_unload_check DESC: rmmod pmclog, with up to 5 s of retries (the
+# last fput of a killed recorder runs before it is reaped, so none should
+# be needed), as one check that says how many it took.
+module_unload_check() {
+	_tries=0
+	until rmmod pmclog 2>"$OUT/rmmod.err"; do
+		_tries=$((_tries + 1))
+		[ "$_tries" -lt 50 ] || break
+		sleep 0.1
+	done
+	if module_loaded; then
+		not_ok "$1"
+		diag "rmmod: $(cat "$OUT/rmmod.err"); use count $(awk '$1 == "pmclog" { print $3 }' /proc/modules)"
+		return 1
+	fi
+	ok "$1"
+	[ "$_tries" = 0 ] || diag "rmmod needed $_tries retries"
+}
+
 # bounded SECONDS CMD ARGS...: run CMD, killing it after SECONDS, so that
 # a hung recorder fails one check instead of the whole scenario.  The
 # status is CMD's, or 137 when it was killed (then says so).

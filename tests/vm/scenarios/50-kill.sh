@@ -38,19 +38,5 @@ fi
 kill "$busy" 2>/dev/null
 wait "$busy" 2>/dev/null
 
-# The last fput runs before the recorder is reaped, so no retry should be
-# needed; allow 5 s of them anyway and say how many it took.
-tries=0
-until rmmod pmclog 2>"$OUT/rmmod.err"; do
-	tries=$((tries + 1))
-	[ "$tries" -lt 50 ] || break
-	sleep 0.1
-done
-if module_loaded; then
-	not_ok "rmmod pmclog after the recorder was killed"
-	diag "rmmod: $(cat "$OUT/rmmod.err"); use count $(awk '$1 == "pmclog" { print $3 }' /proc/modules)"
-else
-	ok "rmmod pmclog after the recorder was killed"
-	[ "$tries" = 0 ] || diag "rmmod needed $tries retries"
-fi
+module_unload_check "rmmod pmclog after the recorder was killed"
 check "insmod pmclog.ko after the kill" module_load

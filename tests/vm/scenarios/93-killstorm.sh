@@ -122,19 +122,7 @@ is "$(vmalloc_lines)" 0 "no log buffer left in /proc/vmallocinfo" ||
 	grep '\[pmclog\]' /proc/vmallocinfo | head -n 3 | while IFS= read -r l; do diag "  $l"; done
 is "$(awk '$1 == "pmclog" { print $3 }' /proc/modules)" 0 "pmclog's use count is 0"
 
-tries=0
-until rmmod pmclog 2>"$OUT/rmmod.err"; do
-	tries=$((tries + 1))
-	[ "$tries" -lt 50 ] || break
-	sleep 0.1
-done
-if module_loaded; then
-	not_ok "rmmod pmclog after $KILLS SIGKILLs"
-	diag "rmmod: $(cat "$OUT/rmmod.err")"
-else
-	ok "rmmod pmclog after $KILLS SIGKILLs"
-	[ "$tries" = 0 ] || diag "rmmod needed $tries retries"
-fi
+module_unload_check "rmmod pmclog after $KILLS SIGKILLs"
 check "insmod pmclog.ko again" module_load
 
 bounded 30 pmclog record --no-kallsyms -a -F 1000 -o "$OUT/after.pmclog" -- /bin/busy 0.3 \
