@@ -142,6 +142,19 @@ uninstall:
 demo: deps tool
 	tests/vm/run.sh --kernels "$(firstword $(KERNELS))" --demo
 
+# make check-debug: every VM scenario, the stress ones too, on a debug
+# kernel (KASAN, lockdep, DEBUG_ATOMIC_SLEEP, kmemleak) that
+# scripts/build-debug-kernel.sh builds from Debian's linux-source-6.1
+# into a cache outside the tree: the first run builds it, later ones only
+# boot it.  Any checker's report, or a leak, fails the run.
+DEBUG_KERNELS ?= 6.1-debug
+
+.PHONY: check-debug
+check-debug: tool
+	KERNELS="$(DEBUG_KERNELS)" scripts/install-deps.sh
+	scripts/build-debug-kernel.sh
+	tests/vm/run.sh --kernels "$(DEBUG_KERNELS)"
+
 clean:
 	-test -d "$(KDIR)" && $(MAKE) -C "$(KDIR)" M="$(CURDIR)" clean
 	$(MAKE) -C tools/pmclog clean

@@ -9,7 +9,9 @@
 #   scripts/install-deps.sh --lint      also what 'make lint' needs
 #
 # KERNELS (default 6.1-cloud) names the test kernels whose headers the
-# VM tests build the module against; see tests/vm/kernels.sh.
+# VM tests build the module against; see tests/vm/kernels.sh.  A debug
+# kernel (6.1-debug) has no headers package: what builds it from
+# Debian's linux-source-6.1 comes instead (scripts/build-debug-kernel.sh).
 # --lint adds sparse, mandoc and linux-source-6.1, whose tarball holds
 # the checkpatch.pl that scripts/lint.sh runs.
 set -euo pipefail
@@ -28,6 +30,11 @@ base_packages=(
 )
 
 lint_packages=(sparse mandoc linux-source-6.1)
+
+# What a kernel build needs besides the compiler: the source, the parser
+# generators, pahole, bc for the timeconst header, libssl for the signing
+# tools, libelf for objtool.
+debug_kernel_packages=(linux-source-6.1 flex bison dwarves bc libssl-dev libelf-dev)
 
 say() { echo "install-deps: $*"; }
 
@@ -54,9 +61,13 @@ as_root() {
 	fi
 }
 
-headers_packages() {
+kernel_packages() {
 	local spec rel
 	for spec in ${KERNELS:-6.1-cloud}; do
+		if kernel_spec_is_debug "$spec"; then
+			echo "${debug_kernel_packages[*]}"
+			continue
+		fi
 		if ! rel=$(kernel_resolve "$spec"); then
 			return 1
 		fi
@@ -66,18 +77,18 @@ headers_packages() {
 
 main() {
 	local -a want missing
-	local headers updated=0
+	local pkgs updated=0
 
 	# Resolving a kernel spec needs apt's package lists; a fresh
 	# container has none, so update once and retry.
-	if ! headers=$(headers_packages 2>/dev/null); then
+	if ! pkgs=$(kernel_packages 2>/dev/null); then
 		say "refreshing the package lists to resolve KERNELS='${KERNELS:-6.1-cloud}'"
 		as_root apt-get update -q || true
 		updated=1
-		headers=$(headers_packages) || exit 1
+		pkgs=$(kernel_packages) || exit 1
 	fi
 	# shellcheck disable=SC2206 # package names have no spaces
-	want=("${base_packages[@]}" $headers)
+	want=("${base_packages[@]}" $pkgs)
 	[[ ${1:-} == --lint ]] && want+=("${lint_packages[@]}")
 	mapfile -t missing < <(missing_packages "${want[@]}")
 	((${#missing[@]} == 0)) && return 0

@@ -9,7 +9,9 @@
 #   6.1-cloud   6.1-amd64   6.1-rt   6.12-cloud   6.12-amd64   6.12-rt
 #
 # or an exact Debian kernel release (6.1.0-57-cloud-amd64,
-# 6.12.118+deb12-cloud-amd64).  A spec resolves to the newest release whose
+# 6.12.118+deb12-cloud-amd64), or 6.1-debug: the debug kernel that
+# scripts/build-debug-kernel.sh builds from Debian's linux-source-6.1
+# (release 6.1.N-pmclog-debug), with no package behind it.  A spec resolves to the newest release whose
 # headers package apt knows, unless PMCLOG_KREL_<SPEC> names one, SPEC upper
 # case with '.' and '-' as '_':  PMCLOG_KREL_6_1_CLOUD=6.1.0-56-cloud-amd64.
 
@@ -69,11 +71,23 @@ kernel_lists_stamp() {
 	echo "$newest"
 }
 
+# The debug kernel: a spec, and the release it builds.
+kernel_spec_is_debug() { [[ $1 == 6.1-debug ]]; }
+kernel_is_debug() { [[ $1 == *-pmclog-debug ]]; }
+
+kernel_debug_script() {
+	echo "$(kernel_repo_root)/scripts/build-debug-kernel.sh"
+}
+
 # kernel_resolve SPEC: print the exact release for SPEC, or fail with a
 # message on stderr.
 kernel_resolve() {
 	local spec=$1 var series flavour suffix regex stamp cache rel
 	local c_spec c_stamp c_rel
+	if kernel_spec_is_debug "$spec"; then
+		"$(kernel_debug_script)" --release
+		return
+	fi
 	var=$(kernel_override_var "$spec")
 	if [[ -n ${!var:-} ]]; then
 		echo "${!var}"
@@ -87,7 +101,7 @@ kernel_resolve() {
 	flavour=${spec#*-}
 	if [[ $series == "$spec" ]] || ! suffix=$(kernel_flavour_suffix "$flavour") ||
 		! regex=$(kernel_headers_regex "$series" "$suffix"); then
-		echo "kernels: unknown kernel spec '$spec' (try 6.1-cloud, 6.1-amd64, 6.1-rt, 6.12-cloud, 6.12-amd64, 6.12-rt)" >&2
+		echo "kernels: unknown kernel spec '$spec' (try 6.1-cloud, 6.1-amd64, 6.1-rt, 6.12-cloud, 6.12-amd64, 6.12-rt, 6.1-debug)" >&2
 		return 1
 	fi
 
@@ -119,6 +133,16 @@ kernel_resolve() {
 	echo "$rel"
 }
 
+# kernel_build_dir REL: the tree that out-of-tree modules for REL build
+# against: the headers package's, or the debug kernel's built tree.
+kernel_build_dir() {
+	if kernel_is_debug "$1"; then
+		echo "$("$(kernel_debug_script)" --dir)/src"
+	else
+		echo "/usr/src/linux-headers-$1"
+	fi
+}
+
 # Image packages that hold a release's vmlinuz and modules, in order of
 # preference: 6.1 has a signed package and an -unsigned one, bookworm's
 # 6.12 only the -unsigned one.
@@ -137,6 +161,12 @@ kernel_qemu_args() {
 
 kernel_cmdline_extra() {
 	case "$1" in
+	# Every KASAN report, not only the first of the boot.  The debug
+	# kernel's vCPUs are slow enough for the boot's TSC sync check to
+	# call QEMU's TSC (one host clock for all vCPUs) unsynchronized; then
+	# the clock is HPET, which the vDSO cannot read: every clock_gettime()
+	# becomes a syscall, and user-mode workloads get kernel samples.
+	*-pmclog-debug) echo "kasan_multi_shot tsc=reliable" ;;
 	# The rt kernel's irq debugging disables interrupt lines it thinks
 	# are stuck ("irq N: nobody cared") under TCG's slow delivery.
 	*-rt-*) echo "noirqdebug" ;;
@@ -149,6 +179,17 @@ kernel_cmdline_extra() {
 kernel_boot_timeout() {
 	case "$1" in
 	*-cloud-*) echo 60 ;;
+	*-pmclog-debug) echo 240 ;;
 	*) echo 120 ;;
+	esac
+}
+
+# How many times the scenarios' "# timeout:" a release gets: KASAN,
+# lockdep and kmemleak make the debug kernel's guest about 2x slower
+# (3x, for a busy host).
+kernel_time_factor() {
+	case "$1" in
+	*-pmclog-debug) echo 3 ;;
+	*) echo 1 ;;
 	esac
 }

@@ -139,11 +139,15 @@ module_unload_check() {
 	[ "$_tries" = 0 ] || diag "rmmod needed $_tries retries"
 }
 
+# The limits below are SECONDS times this (3 on a debug kernel, whose
+# guest runs slower): a limit catches a hang, it does not time the code.
+: "${PMCLOG_TIME_FACTOR:=1}"
+
 # bounded SECONDS CMD ARGS...: run CMD, killing it after SECONDS, so that
 # a hung recorder fails one check instead of the whole scenario.  The
 # status is CMD's, or 137 when it was killed (then says so).
 bounded() {
-	_secs=$1
+	_secs=$(($1 * PMCLOG_TIME_FACTOR))
 	shift
 	timeout -s KILL "$_secs" "$@"
 	_rc=$?
@@ -153,7 +157,7 @@ bounded() {
 
 # wait_for SECONDS CMD ARGS...: poll CMD every 0.1 s until it succeeds.
 wait_for() {
-	_tries=$(($1 * 10))
+	_tries=$(($1 * PMCLOG_TIME_FACTOR * 10))
 	shift
 	while ! "$@"; do
 		_tries=$((_tries - 1))

@@ -94,9 +94,26 @@ cached_image_deb() {
 	done | sort -V | tail -n 1
 }
 
+# fetch_debug_kernel REL: build the debug kernel unless it is cached
+# (scripts/build-debug-kernel.sh); build/vm/REL/image is a link to its
+# root, laid out as an image package's.
+fetch_debug_kernel() {
+	local rel=$1 img=$vmdir/$1/image script dir
+	script=$(kernel_debug_script)
+	commented "$script" || return 1
+	dir=$("$script" --dir)
+	rm -rf "$img"
+	ln -s "$dir/root" "$img"
+	[[ -f $img/boot/vmlinuz-$rel ]]
+}
+
 # fetch_kernel REL: unpack REL's image package into build/vm/REL/image.
 fetch_kernel() {
 	local rel=$1 pkgdir=$vmdir/pkgs img=$vmdir/$1/image deb p
+	if kernel_is_debug "$rel"; then
+		fetch_debug_kernel "$rel"
+		return
+	fi
 	mkdir -p "$pkgdir"
 	deb=$(cached_image_deb "$rel")
 	if [[ -z $deb ]]; then
@@ -167,7 +184,8 @@ disk_modules() {
 # from a snapshot of the working tree, so that a build for one kernel
 # never races with one for another (or with 'make module') in the tree.
 build_module() {
-	local rel=$1 kdir=$vmdir/$1 hdr=/usr/src/linux-headers-$1 src=$vmdir/$1/src
+	local rel=$1 kdir=$vmdir/$1 hdr src=$vmdir/$1/src
+	hdr=$(kernel_build_dir "$rel")
 	rm -f "$kdir/pmclog.ko"
 	if [[ -n ${PMCLOG_VM_KO:-} ]]; then
 		note "PMCLOG_VM_KO: using $PMCLOG_VM_KO instead of building the module"
@@ -175,7 +193,7 @@ build_module() {
 		return
 	fi
 	if [[ ! -d $hdr ]]; then
-		echo "run.sh: no headers at $hdr: run scripts/install-deps.sh (KERNELS=...)" >&2
+		echo "run.sh: no kernel tree at $hdr: run scripts/install-deps.sh (KERNELS=...)" >&2
 		return 1
 	fi
 	rm -rf "$src"
@@ -195,7 +213,8 @@ build_module() {
 # build_testmods REL: the test modules of tests/kmod/ (objects for the
 # scenarios to load, e.g. pmclog_testmod.ko), from build_module's snapshot.
 build_testmods() {
-	local rel=$1 kdir=$vmdir/$1 hdr=/usr/src/linux-headers-$1 src=$vmdir/$1/src/tests/kmod ko
+	local rel=$1 kdir=$vmdir/$1 hdr src=$vmdir/$1/src/tests/kmod ko
+	hdr=$(kernel_build_dir "$rel")
 	rm -rf "$kdir/testmods"
 	[[ -f $src/Kbuild ]] || return 0
 	note "make -C $hdr M=$src W=1 modules"
@@ -315,8 +334,9 @@ build_initramfs() {
 	fi
 	# The regex goes in too: lib.sh's kernel_log_clean judges one
 	# scenario's part of the kernel log as the host judges the boot's.
-	printf "MODE=%s\nSCENARIO_TIMEOUT=%s\nKERNEL_TROUBLE_REGEX='%s'\n" "$mode" 120 \
-		"$kernel_trouble_regex" >"$tree/etc/vmtest.conf"
+	printf "MODE=%s\nSCENARIO_TIMEOUT=%s\nPMCLOG_TIME_FACTOR=%s\nKERNEL_TROUBLE_REGEX='%s'\n" \
+		"$mode" 120 "$(kernel_time_factor "$rel")" "$kernel_trouble_regex" \
+		>"$tree/etc/vmtest.conf"
 
 	# Uncompressed: the kernel would spend longer inflating it under TCG
 	# than QEMU spends loading it.
@@ -346,18 +366,20 @@ console_log() {
 # Sets boot_secs (QEMU start to the canary, or "-") and vm_secs.
 boot() {
 	local rel=$1 mode=$2 kdir=$vmdir/$1 res=$vmdir/results/$1 console limit boot_limit
-	local qpid t0 extra cmdline s tailpid=
+	local qpid t0 extra cmdline s factor tailpid=
 	console=$(console_log "$rel" "$mode")
 	boot_limit=$(kernel_boot_timeout "$rel")
+	factor=$(kernel_time_factor "$rel")
 	limit=$boot_limit
 	if [[ $mode == check ]]; then
 		for s in "${scenarios[@]}"; do
-			limit=$((limit + $(scenario_timeout "$s") + 5))
+			limit=$((limit + $(scenario_timeout "$s") * factor + 5))
 		done
 	else
-		limit=$((limit + 120))
+		limit=$((limit + 120 * factor))
 	fi
-	limit=$((limit + 30))
+	# Archiving, and on a debug kernel the kmemleak scans.
+	limit=$((limit + 30 * factor))
 
 	: >"$console"
 	# A fresh, zeroed disk: a stale archive must never pass for this run's.
@@ -408,9 +430,55 @@ clean_console() {
 }
 
 # Kernel log lines that fail a run.  Plain "WARNING:" would match harmless
-# boot notices (RETBleed, SRSO): match what WARN_ON prints.  No single
-# quote in it: it travels single-quoted in /etc/vmtest.conf.
-kernel_trouble_regex='WARNING: CPU: [0-9]+ PID: [0-9]+|cut here|Oops:|BUG:|Kernel panic|soft lockup|hard LOCKUP|rcu_sched self-detected stall|rcu: INFO|general protection fault|Unable to handle kernel|UBSAN:|Call Trace:'
+# boot notices (RETBleed, SRSO): match what WARN_ON prints, and what the
+# debug kernel's checkers print (KASAN and DEBUG_ATOMIC_SLEEP say "BUG:";
+# lockdep, debugobjects, DEBUG_LIST and kmemleak have their own words).
+kernel_trouble_regex='WARNING: CPU: [0-9]+ PID: [0-9]+|cut here|Oops:|BUG:|kernel BUG at|Kernel panic|soft lockup|hard LOCKUP|rcu_sched self-detected stall|rcu: INFO|general protection fault|Unable to handle kernel|UBSAN:|Call Trace:'
+kernel_trouble_regex+='|possible circular locking dependency|possible recursive locking|inconsistent lock state|suspicious RCU usage|possible irq lock inversion|lock order detected|bad unlock balance|held lock freed|lock held when returning|ODEBUG:|list_(add|del) corruption|kmemleak: Kernel memory leak detector disabled|kmemleak: .*MEM_POOL_SIZE'
+
+# splats CONSOLE [DMESG]: every splat in the kernel log, in full, with the
+# scenario it came during: from its first line (one kernel_trouble_regex
+# matches) to its end: a KASAN report's closing '====' rule, else the end
+# of its stack trace (</TASK>, and an '---[ end trace' right after it);
+# at most 300 lines.  The console comes first (it knows the scenario);
+# from the dmesg that came back, only what the console missed (printk
+# lines below the console's level before /init raised it).  Lines of the
+# scenarios' own output inside a splat are left out.
+splats() {
+	awk -v re="$kernel_trouble_regex" -v console_file="$1" '
+		function finish() {
+			if (!open) return
+			open = 0
+			if (key in seen) return
+			seen[key] = 1
+			printf "--- splat %d, during %s\n%s", ++n, where, text
+		}
+		FNR == 1 { finish(); sc = "boot"; console = (FILENAME == console_file) }
+		console && /PMCLOG-VM: scenario [^ ]+ begin/ {
+			finish(); sc = $0; sub(/.*PMCLOG-VM: scenario /, "", sc); sub(/ .*/, "", sc); next
+		}
+		console && /PMCLOG-VM: kmemleak begin/ { finish(); sc = "the kmemleak scan"; next }
+		console && /^# |^(not )?ok [0-9]+ - |PMCLOG-VM: / { next }
+		open && ending {
+			ending = 0
+			if ($0 ~ /---\[ end trace/) { text = text $0 "\n"; finish(); next }
+			finish()
+		}
+		open {
+			text = text $0 "\n"
+			if (++len >= 300) { finish(); next }
+			if (kasan ? $0 ~ /^(\[ *[0-9.]+\] )?=+$/ : $0 ~ /<\/TASK>|---\[ end trace/) {
+				if (kasan || $0 ~ /end trace/) finish(); else ending = 1
+			}
+			next
+		}
+		$0 ~ re {
+			open = 1; ending = 0; len = 1; text = $0 "\n"; key = $0
+			kasan = ($0 ~ /BUG: KASAN/)
+			where = console ? sc : "boot (dmesg only)"
+		}
+		END { finish() }' "$@"
+}
 
 # Taint flags by bit (Documentation/admin-guide/tainted-kernels.rst).
 taint_letters=PFSRMBUDAWCIOELKXTN
@@ -460,19 +528,24 @@ verdict() {
 	fi
 
 	# Kernel trouble, on the console and in the dmesg that came back.
-	local trouble
 	# The scenarios' own lines are left out of the console (a tool's
 	# message quoted in a diagnostic is no kernel trouble); dmesg has
 	# every kernel line anyway.
-	trouble=$({
-		grep -avE '^# |^(not )?ok [0-9]+ - ' "$txt"
-		cat "$res/dmesg-$mode.txt" 2>/dev/null
-	} | grep -aE "$kernel_trouble_regex" | awk '!seen[$0]++' | head -n 20 || true)
-	if [[ -z $trouble ]]; then
-		tap ok "$rel: vm: kernel log has no oops, WARN, BUG, lockup or stall"
+	local splat_file=$res/splats-$mode.txt nsplat
+	local -a logs=("$txt")
+	[[ -f $res/dmesg-$mode.txt ]] && logs+=("$res/dmesg-$mode.txt")
+	splats "${logs[@]}" >"$splat_file"
+	nsplat=$(grep -c '^--- splat ' "$splat_file" || true)
+	if ((nsplat == 0)); then
+		tap ok "$rel: vm: kernel log has no oops, WARN, BUG, lockup, stall or checker report"
 	else
-		tap "not ok" "$rel: vm: kernel log has no oops, WARN, BUG, lockup or stall"
-		printf '#   %s\n' "${trouble//$'\n'/$'\n'#   }"
+		tap "not ok" "$rel: vm: kernel log has no oops, WARN, BUG, lockup, stall or checker report"
+		echo "#   $nsplat splats (all of them in ${splat_file#"$repo"/}):"
+		awk '/^--- splat / { getline l; sub(/^--- /, ""); print "#   - " $0 ": " l }' "$splat_file"
+		head -n 400 "$splat_file" | sed 's/^/#   /'
+	fi
+	if kernel_is_debug "$rel"; then
+		verdict_debug "$rel" "$mode" "$txt"
 	fi
 
 	t=$(grep -aoE 'PMCLOG-VM: tainted=[0-9]+' "$txt" | tail -n 1 | sed 's/.*=//' || true)
@@ -497,6 +570,35 @@ verdict() {
 	fi
 }
 
+# verdict_debug REL MODE TXT: what only a debug kernel can say: kmemleak's
+# report after the last rmmod, and that the checkers were on throughout.
+verdict_debug() {
+	local rel=$1 mode=$2 txt=$3 res=$vmdir/results/$1 end n secs dl
+	end=$(grep -ao 'PMCLOG-VM: kmemleak end suspects=[0-9]* secs=[0-9.]*' "$txt" | tail -n 1 || true)
+	if [[ -z $end ]]; then
+		tap "not ok" "$rel: vm: kmemleak scanned after the last rmmod (no report came back)"
+	else
+		n=${end#*suspects=}
+		n=${n%% *}
+		secs=${end##*secs=}
+		if ((n == 0)); then
+			tap ok "$rel: vm: kmemleak: no unreferenced object after the last rmmod (scans ${secs}s)"
+		else
+			tap "not ok" "$rel: vm: kmemleak: no unreferenced object after the last rmmod"
+			echo "#   $n suspects (all of them in ${res#"$repo"/}/kmemleak.txt):"
+			sed -n '/PMCLOG-VM: kmemleak begin/,/PMCLOG-VM: kmemleak end/p' "$txt" |
+				grep -av 'PMCLOG-VM: ' | head -n 200 | sed 's/^/#   /'
+		fi
+	fi
+	dl=$(grep -ao 'PMCLOG-VM: debug_locks=[0-9]*' "$txt" | tail -n 1 | sed 's/.*=//' || true)
+	if grep -aq 'KernelAddressSanitizer initialized' "$txt" "$res/dmesg-$mode.txt" 2>/dev/null &&
+		[[ $dl == 1 ]]; then
+		tap ok "$rel: vm: KASAN was on, lockdep still on at the end (debug_locks=1)"
+	else
+		tap "not ok" "$rel: vm: KASAN was on, lockdep still on at the end (debug_locks=${dl:-?})"
+	fi
+}
+
 # fetch_results REL MODE: the VM's /out into results/REL.
 fetch_results() {
 	local rel=$1 res=$vmdir/results/$1
@@ -518,7 +620,11 @@ run_kernel() {
 	res=$vmdir/results/$rel
 	mkdir -p "$vmdir/$rel" "$res"
 	if ! fetch_kernel "$rel"; then
-		tap "not ok" "$rel: fetch and unpack linux-image-$rel"
+		if kernel_is_debug "$rel"; then
+			tap "not ok" "$rel: build the debug kernel (scripts/build-debug-kernel.sh)"
+		else
+			tap "not ok" "$rel: fetch and unpack linux-image-$rel"
+		fi
 		return
 	fi
 	if build_module "$rel"; then

@@ -12,7 +12,8 @@ require_module
 require_tool
 module_load || bail "load pmclog.ko"
 
-SECS=3
+# busy must still run when the recorder attaches: longer on a slow kernel.
+SECS=$((3 * ${PMCLOG_TIME_FACTOR:-1}))
 HZ_REQ=1000
 LOG=$OUT/attach.pmclog
 TXT=$OUT/attach.txt
