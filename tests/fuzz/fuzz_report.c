@@ -147,12 +147,28 @@ static size_t count_char(const char *s, char c)
 	return n;
 }
 
-/* "# ..." header lines, then one line per row. */
+/*
+ * "# ..." header lines (at least the title, "#", the column names and
+ * "#"; more when the log says the kernel throttled or left descendants
+ * unfollowed), then one line per row, none of which starts with '#'.
+ */
 static void check_text(const struct pmclog_report *rep, const char *out)
 {
-	size_t lines = count_char(out, '\n'), n = pmclog_report__nrows(rep);
+	size_t header = 0, rows = 0, n = pmclog_report__nrows(rep);
 
-	FZ_CHECK(lines == n + 4, "--format text: %zu lines for %zu rows:\n%s", lines, n, out);
+	for (const char *line = out, *nl; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		FZ_CHECK(nl, "--format text: no newline at the end:\n%s", out);
+		if (*line == '#') {
+			FZ_CHECK(!rows, "--format text: a '#' line after the rows:\n%s", out);
+			header++;
+		} else {
+			rows++;
+		}
+	}
+	FZ_CHECK(header >= 4 && rows == n,
+		 "--format text: %zu header lines and %zu lines for %zu rows:\n%s",
+		 header, rows, n, out);
 }
 
 /* "key;key;key COUNT" per row. */

@@ -557,6 +557,17 @@ verdict() {
 		tap ok "$rel: vm: kernel taint only O/E (tainted=$t: $(taint_flags "$t"))"
 	fi
 
+	# A task that SIGKILL cannot end is stuck in the kernel (init's
+	# reap_strays waits for each one it kills).
+	local stuck
+	stuck=$(grep -aoE 'PMCLOG-VM: [^ ]+: leftover [0-9]+ survives SIGKILL.*' "$txt" || true)
+	if [[ -z $stuck ]]; then
+		tap ok "$rel: vm: every leftover task ended on SIGKILL"
+	else
+		tap "not ok" "$rel: vm: every leftover task ended on SIGKILL"
+		sed 's/^PMCLOG-VM: /#   /' <<<"$stuck"
+	fi
+
 	n=$(find "$res" -mindepth 1 -newer "$console.start" -type f 2>/dev/null | wc -l || true)
 	if grep -aq 'PMCLOG-VM: archived rc=0' "$txt" && [[ -f $res/dmesg-$mode.txt ]]; then
 		tap ok "$rel: vm: artefacts came back ($n files in ${res#"$repo"/})"
