@@ -168,6 +168,17 @@ main() {
 	esac
 
 	[[ -r $tarball ]] || die "no $tarball: run KERNELS=6.1-debug scripts/install-deps.sh"
+	# What the build runs, checked before an hour of it rather than after
+	# the tarball is unpacked (pahole only matters for BTF, but the
+	# configuration asks for it).
+	local tool missing=()
+	for tool in flex bison pahole bc gcc make; do
+		command -v "$tool" >/dev/null || missing+=("$tool")
+	done
+	[[ -e /usr/include/openssl/ssl.h ]] || missing+=(libssl-dev)
+	[[ -e /usr/include/gelf.h ]] || missing+=(libelf-dev)
+	((${#missing[@]} == 0)) ||
+		die "missing ${missing[*]}: run KERNELS=6.1-debug scripts/install-deps.sh"
 	mkdir -p "$cache_root"
 	# Two runs (two worktrees) must not build the same key at once.
 	exec 9>"$cache_root/.lock-$key"
