@@ -51,7 +51,10 @@ static inline FILE *fz_devnull(void)
 /*
  * A directory the target may write into, removed when it exits: in
  * $TMPDIR, else in /dev/shm (memory: a file written and read per input
- * costs little there), else in /tmp.
+ * costs little there), else in /tmp.  $PMCLOG_FUZZ_SCRATCH names it
+ * instead: run.sh's fixed-seed runs need the same paths in every run,
+ * as the comparisons libFuzzer traces (a path against another) steer
+ * its mutations.
  */
 static char fz_scratch[4096];
 
@@ -80,9 +83,20 @@ static void fz_rm_scratch(void)
 static inline const char *fz_scratch_dir(void)
 {
 	const char *tmp = getenv("TMPDIR");
+	const char *fixed = getenv("PMCLOG_FUZZ_SCRATCH");
 
 	if (fz_scratch[0])
 		return fz_scratch;
+	if (fixed && *fixed) {
+		if (strlen(fixed) >= sizeof(fz_scratch))
+			fz_fail("PMCLOG_FUZZ_SCRATCH is too long");
+		strcpy(fz_scratch, fixed);
+		fz_rm_tree(fz_scratch);
+		if (mkdir(fz_scratch, 0700))
+			fz_fail("mkdir %s: %s", fz_scratch, strerror(errno));
+		atexit(fz_rm_scratch);
+		return fz_scratch;
+	}
 	if (!tmp || !*tmp)
 		tmp = access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm";
 	snprintf(fz_scratch, sizeof(fz_scratch), "%s/pmclog-fuzz-XXXXXX", tmp);

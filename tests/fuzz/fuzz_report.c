@@ -417,7 +417,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int v = -1; v <= 1; v++)
 		pmclog_report__print_stats(rep, fz_devnull(), v);
 	if (data[0] & 0x80) {
-		snprintf(gdir, sizeof(gdir), "%s/gmon-%d", fz_scratch_dir(), (int)getpid());
+		snprintf(gdir, sizeof(gdir), "%s/gmon", fz_scratch_dir());
 		snprintf(map, sizeof(map), "%s/gmon.map", gdir);
 		if (pmclog_report__write_gmon(rep, gdir, map, err, sizeof(err)))
 			FZ_CHECK(err[0], "-g failed without saying why");

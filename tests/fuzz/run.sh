@@ -10,12 +10,13 @@
 # seeds/TARGET and regress/TARGET: what it finds depends on the machine's
 # speed and on earlier runs.  By count (--runs: make check), it starts
 # from seeds/TARGET and regress/TARGET alone, in a corpus thrown away
-# afterwards, with a fixed random seed (S, default 1): the same inputs in
-# the same order on every machine, so that a failure is a fact about the
-# code, never about the run.  regress/TARGET holds inputs that once
-# broke a promise, kept as they were found.  libFuzzer's output goes to
-# logs/TARGET.log.  On success one line gives
-# the executions, the time, the rate, the coverage and the corpus.  On a
+# afterwards, with a fixed random seed (S, default 1), without ASLR and
+# with a fixed scratch folder: the same inputs in the same order in every
+# run of a checkout, so that a failure is a fact about the code, never
+# about the run.  regress/TARGET holds inputs that once broke a promise,
+# kept as they were found.  libFuzzer's output goes to logs/TARGET.log.
+# On success one line gives the executions, the time, the rate, the
+# coverage and the corpus.  On a
 # crash, a leak, a timeout (10 s for one input) or running out of memory
 # (2 GiB), the sanitizer's report is shown with the reproducer's path and
 # how to rerun it, and the exit status is 1.
@@ -26,7 +27,7 @@ usage() {
 	echo "       $0 --runs N [--seed S] TARGET [MAX_LEN]" >&2
 	exit 2
 }
-runs_limit= seed=1
+runs_limit='' seed=1 norandom=()
 while (($#)); do
 	case $1 in
 	--runs) runs_limit=${2:-}; shift 2 || usage ;;
@@ -37,7 +38,7 @@ while (($#)); do
 done
 if [[ -n $runs_limit ]]; then
 	(($# >= 1)) || usage
-	target=$1 seconds= max_len=${2:-}
+	target=$1 seconds='' max_len=${2:-}
 	[[ $runs_limit =~ ^[0-9]+$ && $seed =~ ^[0-9]+$ ]] || usage
 else
 	(($# >= 2)) || usage
@@ -53,7 +54,14 @@ inputs=("seeds/${target#fuzz_}")
 if [[ -n $runs_limit ]]; then
 	corpus=$(mktemp -d "logs/$target.corpus.XXXXXX")
 	trap 'rm -rf "$corpus"' EXIT
-	bound=(-runs="$runs_limit" -seed="$seed")
+	# Besides the seed, libFuzzer is steered by the addresses its
+	# comparison tracing sees (ASLR) and by re-reading the corpus folder
+	# on a timer: without the two settings below, two runs part within
+	# seconds.
+	bound=(-runs="$runs_limit" -seed="$seed" -reload=0)
+	# So do the paths it compares: the scratch folder gets a fixed name.
+	setarch -R true 2>/dev/null && norandom=(setarch -R)
+	export PMCLOG_FUZZ_SCRATCH=${TMPDIR:-/tmp}/pmclog-fuzz-$target
 else
 	corpus=corpus/$target
 	mkdir -p "$corpus"
@@ -64,7 +72,7 @@ fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-./"$target" "${bound[@]}" -timeout=10 -rss_limit_mb=2048 \
+"${norandom[@]}" ./"$target" "${bound[@]}" -timeout=10 -rss_limit_mb=2048 \
 	${max_len:+-max_len="$max_len"} -print_final_stats=1 \
 	-artifact_prefix="artifacts/$target-" \
 	"$corpus" "${inputs[@]}" >"$log" 2>&1

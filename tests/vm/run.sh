@@ -565,7 +565,7 @@ verdict() {
 		tap ok "$rel: vm: every leftover task ended on SIGKILL"
 	else
 		tap "not ok" "$rel: vm: every leftover task ended on SIGKILL"
-		sed 's/^PMCLOG-VM: /#   /' <<<"$stuck"
+		echo "${stuck//PMCLOG-VM: /#   }"
 	fi
 
 	n=$(find "$res" -mindepth 1 -newer "$console.start" -type f 2>/dev/null | wc -l || true)
