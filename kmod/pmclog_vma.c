@@ -6,6 +6,7 @@
  *   mprotect adding PROT_EXEC     perf_event_mmap(vma)        -> MAP_IN
  *   mremap moving a mapping       copy_vma() returns          -> MAP_IN
  *   mremap growing one in place   vma_merge_extend() returns  -> MAP_IN
+ *                                 (before 6.3: __vma_adjust())
  *   munmap, MAP_FIXED over it,
  *   mremap's old range            the unmap paths, at return  -> MAP_OUT
  *   mprotect removing PROT_EXEC   mprotect_fixup(), at return -> MAP_OUT
@@ -35,6 +36,8 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/syscalls.h>
+#include <asm/syscall.h>
 
 #include "pmclog.h"
 #include "pmclog_compat.h"
@@ -138,6 +141,73 @@ static int pmclog_vma_copy_ret(struct kretprobe_instance *ri,
 
 	if (pmclog_track_active() && vma)
 		pmclog_vma_changed(vma);
+	return 0;
+}
+
+/*
+ * Before 6.3, mremap grows a mapping in place through __vma_adjust(): by
+ * vma_merge(mm, vma, old end, new end, ...), which expands the vma as the
+ * predecessor of the extension (expand == vma), or, for a vma with a
+ * close op, by vma_adjust(vma, vma->vm_start, new end, ...) (expand ==
+ * NULL).  Every other change of a vma calls __vma_adjust() too, so the
+ * call must be mremap's own: the task is in mremap(2), nothing is
+ * inserted, the vma keeps its start, and it ends where the old range
+ * ended and grows to where the new one ends (or past, when the
+ * extension also joins the next vma).  A move merging at its new place
+ * ends elsewhere, and copy_vma() logs it.  64-bit tasks only: a 32-bit
+ * task's growth is not seen.  The vma is kept at entry (mremap holds
+ * mmap_lock for writing) and gets its MAP_IN at return, if that is 0.
+ * 6.3 and 6.4 grow through vma_merge() with no such trace: not tracked.
+ */
+struct pmclog_vma_adjust_args {
+	struct vm_area_struct *vma;
+};
+
+static bool pmclog_vma_in_mremap_growth(const struct vm_area_struct *vma,
+					unsigned long end)
+{
+	struct pt_regs *uregs = task_pt_regs(current);
+	unsigned long arg[6];
+
+	if (in_compat_syscall() ||
+	    syscall_get_nr(current, uregs) != __NR_mremap)
+		return false;
+	syscall_get_arguments(current, uregs, arg);
+	/* mremap(addr, old_len, new_len, flags, new_addr) */
+	return vma->vm_end == arg[0] + PAGE_ALIGN(arg[1]) &&
+	       end >= arg[0] + PAGE_ALIGN(arg[2]);
+}
+
+static int pmclog_vma_adjust_entry(struct kretprobe_instance *ri,
+				   struct pt_regs *regs)
+{
+	struct pmclog_vma_adjust_args *a = (void *)ri->data;
+	struct vm_area_struct *vma, *expand;
+	unsigned long end;
+
+	if (!pmclog_track_active())
+		return 1;
+	vma = (void *)regs_get_kernel_argument(regs, 0);
+	end = regs_get_kernel_argument(regs, 2);
+	expand = (void *)regs_get_kernel_argument(regs, 5);
+	if (regs_get_kernel_argument(regs, 4) ||	/* insert */
+	    (expand && expand != vma) ||
+	    regs_get_kernel_argument(regs, 1) != vma->vm_start ||
+	    end <= vma->vm_end || !pmclog_vma_is_exec(vma) ||
+	    vma->vm_mm != current->mm ||
+	    !pmclog_vma_in_mremap_growth(vma, end))
+		return 1;
+	a->vma = vma;
+	return 0;
+}
+
+static int pmclog_vma_adjust_ret(struct kretprobe_instance *ri,
+				 struct pt_regs *regs)
+{
+	struct pmclog_vma_adjust_args *a = (void *)ri->data;
+
+	if ((int)regs_return_value(regs) == 0 && pmclog_track_active())
+		pmclog_vma_changed(a->vma);
 	return 0;
 }
 
@@ -364,12 +434,18 @@ static struct kretprobe pmclog_vma_krp_copy = {
 
 /*
  * vma_merge_extend() (6.5 on) returns the vma that mremap grew in place,
- * its only caller.  Before 6.5 that growth goes through vma_merge(), which
- * every other change of a vma calls too, and stays unseen.
+ * its only caller (before: pmclog_vma_krp_adjust).
  */
 static struct kretprobe pmclog_vma_krp_extend = {
 	.kp.symbol_name	= "vma_merge_extend",
 	.handler	= pmclog_vma_copy_ret,
+};
+
+static struct kretprobe pmclog_vma_krp_adjust = {
+	.kp.symbol_name	= "__vma_adjust",
+	.entry_handler	= pmclog_vma_adjust_entry,
+	.handler	= pmclog_vma_adjust_ret,
+	.data_size	= sizeof(struct pmclog_vma_adjust_args),
 };
 
 static struct kretprobe pmclog_vma_krp_mprotect = {
@@ -383,7 +459,10 @@ static struct kprobe *pmclog_vma_kprobes[] = {
 	&pmclog_vma_kp_mmap, &pmclog_vma_kp_exit,
 };
 
-/* copy_vma, mprotect_fixup, vma_merge_extend, the unmap ones: at init. */
+/*
+ * copy_vma, mprotect_fixup, vma_merge_extend or __vma_adjust, the unmap
+ * ones: at init.
+ */
 static struct kretprobe *pmclog_vma_kretprobes[3 + PMCLOG_UNMAP_HOOKS_MAX];
 static unsigned int pmclog_vma_nr_kretprobes;
 
@@ -510,6 +589,8 @@ int pmclog_vma_init(void)
 	pmclog_vma_kretprobes[n++] = &pmclog_vma_krp_mprotect;
 	if (pmclog_compat_have_function(pmclog_vma_krp_extend.kp.symbol_name))
 		pmclog_vma_kretprobes[n++] = &pmclog_vma_krp_extend;
+	else if (pmclog_compat_have_function(pmclog_vma_krp_adjust.kp.symbol_name))
+		pmclog_vma_kretprobes[n++] = &pmclog_vma_krp_adjust;
 	pmclog_vma_nr_unmap = pmclog_compat_unmap_hooks(pmclog_vma_unmap);
 	for (i = 0; i < pmclog_vma_nr_unmap; i++) {
 		struct kretprobe *krp = &pmclog_vma_krp_unmap[i];

@@ -74,14 +74,15 @@ want_in=$(kv_of "$OUT/mapstorm.out" grow_in)
 want_out=$(kv_of "$OUT/mapstorm.out" grow_out)
 if [ "$dropped" = 0 ]; then
 	is "$got_out $stray" "$want_out 0" "mremap shrinking in place: MAP_OUT as owed, no stray"
-	# From 6.5 growth in place returns through vma_merge_extend(), which
-	# the module hooks; before, through vma_merge(), which every other
-	# change of a vma calls too: a known gap there.
-	if grep -qw vma_merge_extend /proc/kallsyms; then
+	# Growth in place returns through vma_merge_extend() from 6.5 and
+	# goes through __vma_adjust() before 6.3, both hooked; 6.3 and 6.4
+	# grow through vma_merge(), which every other change of a vma calls
+	# too: a known gap there.
+	if grep -qwE 'vma_merge_extend|__vma_adjust' /proc/kallsyms; then
 		is "$got_in $left" "$want_in 0" "mremap growing in place: MAP_IN as owed, none left"
 	else
 		skip "mremap growing in place: MAP_IN as owed, none left" \
-			"not tracked before 6.5 (no vma_merge_extend): MAP_IN $got_in of $want_in, $left left"
+			"not tracked on 6.3-6.4 (no vma_merge_extend, no __vma_adjust): MAP_IN $got_in of $want_in, $left left"
 	fi
 else
 	skip "mremap shrinking, then growing in place" "$dropped records dropped"
