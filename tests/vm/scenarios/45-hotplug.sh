@@ -40,8 +40,9 @@ diag "slice cpu0 cpu1: $(tr '\n' ';' <"$OUT/slices.txt")"
 gap=$(awk '$3 == 0 && seen && !back { g++ } $3 > 0 { if (g) back = 1; seen = 1 } END { print g + 0 }' "$OUT/slices.txt")
 at_least "$gap" 2 "cpu1 has no samples while offline (slices of 0.25 s)"
 after=$(awk '$3 == 0 && seen { g = 1 } $3 > 0 { if (g) n += $3; seen = 1 } END { print n + 0 }' "$OUT/slices.txt")
-# 1 s on cpu1 after it is back, at HZ_REQ: see 20-system for the band.
-at_least "$after" $((HZ_REQ * 30 / 100)) "cpu1 is sampled again once back online"
+# 1 s on cpu1 after it is back, at HZ_REQ: at least 10% of it (the rate
+# is 20-system's check; a busy host starves the vCPU).
+at_least "$after" $((HZ_REQ * 10 / 100)) "cpu1 is sampled again once back online"
 # While cpu1 is away, cpu0 runs at its own rate: a migrated second timer
 # would double it (HZ_REQ / 4 per slice).
 max0=$(awk '$3 == 0 && seen && $2 > m { m = $2 } $3 > 0 { seen = 1 } END { print m + 0 }' "$OUT/slices.txt")

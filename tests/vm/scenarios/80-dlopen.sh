@@ -86,8 +86,12 @@ check_lib() {
 	set -- "$1" "$2" "$3" $_res
 	is "$4" 1 "$1: one MAP_IN of libhot_$3.so for pid $2"
 	is "$5" 1 "$1: its MAP_OUT, same start, after it"
-	# SECS s at HZ_REQ Hz, less TCG noise: see 20-system for the band.
-	at_least "$6" $((SECS * HZ_REQ * 30 / 100)) "$1: samples inside libhot_$3.so while it was mapped"
+	# SECS s at HZ_REQ Hz, less TCG noise.
+	# The rate itself is 20-system's and 30-process's check; here the
+	# samples only have to be enough to judge where they fall, so the
+	# floor is 10% of nominal: a host busy with other work starves the
+	# vCPU and the timer with it (25% seen with three VMs on two cores).
+	at_least "$6" $((SECS * HZ_REQ * 10 / 100)) "$1: samples inside libhot_$3.so while it was mapped"
 }
 
 # check_maps NAME PID LIB: the log's maps after LIB's MAP_IN are the

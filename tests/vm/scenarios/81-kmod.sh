@@ -71,8 +71,9 @@ check_log() {
 		set -- ${sym:-0x0 0}
 		n_mod=$(in_range_count "$_txt" "$start" "$end" "$ts" "${out:-1e30}")
 		n_fn=$(in_range_count "$_txt" "$1" "$(hexadd "$1" "$2")" "$ts" "${out:-1e30}")
-		# BUSY_MS at HZ_REQ, less TCG noise (see 20-system for the band).
-		at_least "$n_mod" $((BUSY_MS * HZ_REQ / 1000 * 30 / 100)) "$_name: load $load: kernel samples in the module's text"
+		# BUSY_MS at HZ_REQ, less TCG noise: at least 10% of it (the
+		# rate is 20-system's check; a busy host starves the vCPU).
+		at_least "$n_mod" $((BUSY_MS * HZ_REQ / 1000 * 10 / 100)) "$_name: load $load: kernel samples in the module's text"
 		[ "$n_mod" -gt 0 ] &&
 			in_band $((n_fn * 100 / n_mod)) 80 100 "$_name: load $load: share of them in pmclog_testmod_busy (percent)"
 	done <"$OUT/$_name.maps"
@@ -84,7 +85,7 @@ check_log() {
 	set -- $(awk '$1 == "0xa" { print $2, $3, $4; exit }' "$OUT/$_name.maps")
 	if [ $# = 3 ]; then
 		n_init=$(in_range_count "$_txt" "$1" "$2" "$3")
-		at_least "$n_init" $((INIT_MS * HZ_REQ / 1000 * 30 / 100)) "$_name: kernel samples in the module's init text"
+		at_least "$n_init" $((INIT_MS * HZ_REQ / 1000 * 10 / 100)) "$_name: kernel samples in the module's init text"
 	fi
 }
 
