@@ -40,10 +40,13 @@ pids_of() { cat "$OUT/$1.pids" 2>/dev/null; }
 
 record_forker descendants -d
 is "$(pids_of descendants | wc -l)" "$CHILDREN" "forker ran $CHILDREN busy children"
-# See 20-system for the band: 30%..150% of 0.5 s x 1000 Hz.
+# At most 150% of 0.5 s x 1000 Hz (samples of other tasks counted as the
+# child's), at least 10%: the rate is 20-system's and 30-process's check,
+# and four busy children on two vCPUs of a busy host get less than their
+# share of time (24% seen with three VMs on two cores).
 while read -r pid; do
 	[ -n "$pid" ] || continue
-	in_band "$(samples_of "$OUT/descendants.txt" "$pid")" 150 750 "-d: child $pid has about $SECS s of samples"
+	in_band "$(samples_of "$OUT/descendants.txt" "$pid")" 50 750 "-d: child $pid has about $SECS s of samples"
 done <<EOF_PIDS
 $(pids_of descendants)
 EOF_PIDS

@@ -53,10 +53,13 @@ a=$(samples_of "$OUT/dl.folded" libhot_a.so hot_a)
 b=$(samples_of "$OUT/dl.folded" libhot_b.so hot_b)
 diag "dlswap: $total samples, hot_a in libhot_a.so $a, hot_b in libhot_b.so $b"
 head -n 8 "$OUT/dl.txt" | while IFS= read -r l; do diag "  $l"; done
-# Each phase is half of the run: 40 % of all samples is 80 % of its own.
+# Each phase is about half of the run, but on a busy host one may get
+# much less CPU than the other (35% of the samples seen): each has at
+# least 10% of them here; the windows below check the shares phase by
+# phase.
 if [ "$total" -gt 0 ]; then
-	at_least $((a * 100 / total)) 40 "hot_a named in libhot_a.so: percent of all samples"
-	at_least $((b * 100 / total)) 40 "hot_b named in libhot_b.so: percent of all samples"
+	at_least $((a * 100 / total)) 10 "hot_a named in libhot_a.so: percent of all samples"
+	at_least $((b * 100 / total)) 10 "hot_b named in libhot_b.so: percent of all samples"
 else
 	not_ok "the dlswap report has samples"
 fi
