@@ -23,6 +23,7 @@
  * At START, every executable mapping already there is logged with
  * PMCLOG_MAP_F_INITIAL (pmclog_vma_log_initial()).
  */
+#include <linux/compat.h>
 #include <linux/dcache.h>
 #include <linux/err.h>
 #include <linux/fs.h>
@@ -36,7 +37,6 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/syscalls.h>
 #include <asm/syscall.h>
 
 #include "pmclog.h"
