@@ -10,11 +10,13 @@
  * log, and reads up to CLOSELOG and read(2)'s 0.  Every byte read goes to
  * FILE unchanged, a log for `pmclog dump`.  Prints
  *
- *   slowread: reads=N bytes=N records=N dropnotify=N samples_dropped=N
- *             records_dropped=N closelog=0|1 status=S
+ *   slowread: reads=N bytes=N small_reads=N small_max=N records=N
+ *             dropnotify=N samples_dropped=N records_dropped=N
+ *             closelog=0|1 status=S
  *
- * (on one line), the sums over the DROPNOTIFY records it read and CMD's
- * wait(2) status.  Exits 0 when every read(2) returned whole records and
+ * (on one line): all reads and bytes; the reads of at most BYTES while CMD
+ * ran and the most one of them returned; the sums over the DROPNOTIFY
+ * records it read, and CMD's wait(2) status.  Exits 0 when every read(2) returned whole records and
  * CMD exited 0; 65 (EX_DATAERR) on a malformed read, 71 on other errors.
  */
 #define _GNU_SOURCE
@@ -31,6 +33,7 @@
 static int dev, out;
 static unsigned long long reads, bytes, records, dropnotify, closelog;
 static unsigned long long samples_dropped, records_dropped;
+static unsigned long long small_reads, small_max;
 
 static void __attribute__((noreturn)) die(const char *what)
 {
@@ -90,6 +93,11 @@ static ssize_t read_some(unsigned char *buf, size_t want)
 		die("read /dev/pmclog");
 	if (n > 0)
 		take(buf, (size_t)n);
+	if (n > 0 && want < BIG) {
+		small_reads++;
+		if ((unsigned long long)n > small_max)
+			small_max = (unsigned long long)n;
+	}
 	return n;
 }
 
@@ -184,8 +192,9 @@ int main(int argc, char **argv)
 	if (close(out))
 		die(path);
 
-	printf("slowread: reads=%llu bytes=%llu records=%llu dropnotify=%llu samples_dropped=%llu records_dropped=%llu closelog=%llu status=%d\n",
-	       reads, bytes, records, dropnotify, samples_dropped,
+	printf("slowread: reads=%llu bytes=%llu small_reads=%llu small_max=%llu records=%llu dropnotify=%llu samples_dropped=%llu records_dropped=%llu closelog=%llu status=%d\n",
+	       reads, bytes, small_reads, small_max, records, dropnotify,
+	       samples_dropped,
 	       records_dropped, closelog, status);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 

@@ -68,7 +68,11 @@ grep '^slowread:' "$OUT/slow.out" >"$OUT/slow.sr"
 check_log slow "$(kv_of "$OUT/slow.ms" pid)"
 is "$(kv_of "$OUT/slow.sr" dropnotify) $(kv_of "$OUT/slow.sr" samples_dropped) $(kv_of "$OUT/slow.sr" records_dropped)" \
 	"$dn $dn_samples $dn_records" "slow: slowread's own sums over what it read are the dump's"
-at_least "$(kv_of "$OUT/slow.sr" reads)" 10 "slow: slowread read in small pieces"
+# How many 512-byte reads fit while mapstorm runs depends on how fast the
+# machine is (a handful here, under TCG): at least one, each of whole records
+# (slowread's exit status), none longer than asked for.
+at_least "$(kv_of "$OUT/slow.sr" small_reads)" 1 "slow: slowread read in small pieces while mapstorm ran"
+in_band "$(kv_of "$OUT/slow.sr" small_max)" 1 512 "slow: no read(2) of 512 bytes returned more"
 
 # --- pmclog record, stopped while a storm fills its log
 pmclog record --no-kallsyms -a -F 1000 -o "$OUT/stopped.pmclog" >/dev/null 2>"$OUT/stopped.err" &
