@@ -124,6 +124,7 @@ struct pmclog_pmc {
 	u32				flags;
 	u64				config;
 	u64				period;	/* or Hz, PMCLOG_PMC_F_FREQ */
+	char				name[PMCLOG_EVENT_NAME_LEN];
 	void				*priv;	/* the source's */
 };
 

@@ -2,7 +2,7 @@
 /*
  * Owners: one per open of /dev/pmclog.  The state machine behind the
  * ioctls (allocate PMCs, attach, start, stop) and the records it writes
- * (INITIALIZE, PMCALLOCATE, CLOSELOG).
+ * (INITIALIZE, PMCALLOCATE with the event's name, CLOSELOG).
  *
  *   NEW --ALLOCATE*--> NEW --ATTACH--> ATTACHED --START--> RUNNING
  *   any --STOP--> STOPPED (CLOSELOG written; the log only drains)
@@ -22,17 +22,15 @@
 #include "pmclog.h"
 #include "pmclog_compat.h"
 
+/* From PMCLOG_EVENTS, the uapi header's one list of them. */
+#define PMCLOG_EVENT_NAME(name, value, str) \
+	[PMCLOG_EV_##name] = str,
 static const char *const pmclog_event_names[] = {
-	[PMCLOG_EV_CPU_CLOCK]		= "cpu-clock",
-	[PMCLOG_EV_CYCLES]		= "cycles",
-	[PMCLOG_EV_INSTRUCTIONS]	= "instructions",
-	[PMCLOG_EV_REF_CYCLES]		= "ref-cycles",
-	[PMCLOG_EV_BRANCHES]		= "branches",
-	[PMCLOG_EV_BRANCH_MISSES]	= "branch-misses",
-	[PMCLOG_EV_CACHE_REFERENCES]	= "cache-references",
-	[PMCLOG_EV_CACHE_MISSES]	= "cache-misses",
-	[PMCLOG_EV_RAW]			= "raw",
+	PMCLOG_EVENTS(PMCLOG_EVENT_NAME)
 };
+
+#undef PMCLOG_EVENT_NAME
+static_assert(ARRAY_SIZE(pmclog_event_names) == PMCLOG_EV_MAX_KNOWN + 1);
 
 static void pmclog_owner_write_initialize(struct pmclog_owner *o)
 {
@@ -125,8 +123,42 @@ static void pmclog_owner_write_pmcallocate(struct pmclog_owner *o,
 	r.flags = pmc->flags;
 	r.config = pmc->config;
 	r.period = pmc->period;
-	strscpy(r.name, pmclog_event_names[pmc->event], sizeof(r.name));
+	strscpy(r.name, pmc->name, sizeof(r.name));
 	pmclog_log_write(&o->log, &r);
+}
+
+/*
+ * The caller's name of the event (ABI 1.3): NUL-terminated, printable
+ * ASCII without spaces, so that a dump prints it as one word.
+ */
+static bool pmclog_owner_name_ok(const char *name, size_t size)
+{
+	size_t n = strnlen(name, size), i;
+
+	if (n == size)
+		return false;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)name[i] <= ' ' || (unsigned char)name[i] >= 0x7f)
+			return false;
+	return true;
+}
+
+/*
+ * The name of @pmc's event when the caller gave none (older tools): a spec
+ * that `pmclog record -e` takes back for the same event and modes.
+ */
+static void pmclog_owner_name_pmc(struct pmclog_pmc *pmc)
+{
+	u32 modes = pmc->flags & (PMCLOG_PMC_F_USER | PMCLOG_PMC_F_KERNEL);
+	const char *mod = modes == PMCLOG_PMC_F_USER ? ":u" :
+			  modes == PMCLOG_PMC_F_KERNEL ? ":k" : "";
+
+	if (pmc->event == PMCLOG_EV_RAW)
+		snprintf(pmc->name, sizeof(pmc->name), "r%llx%s",
+			 (unsigned long long)pmc->config, mod);
+	else
+		snprintf(pmc->name, sizeof(pmc->name), "%s%s",
+			 pmclog_event_names[pmc->event], mod);
 }
 
 int pmclog_owner_allocate_locked(struct pmclog_owner *o,
@@ -140,7 +172,8 @@ int pmclog_owner_allocate_locked(struct pmclog_owner *o,
 	lockdep_assert_held(&o->lock);
 	if (req->__reserved || req->flags & ~PMCLOG_PMC_F_ALL ||
 	    !req->event || req->event > PMCLOG_EV_MAX_KNOWN ||
-	    (req->event != PMCLOG_EV_RAW && req->config))
+	    (req->event != PMCLOG_EV_RAW && req->config) ||
+	    !pmclog_owner_name_ok(req->name, sizeof(req->name)))
 		return -EINVAL;
 	if (!req->period)
 		return -EINVAL;
@@ -170,6 +203,10 @@ int pmclog_owner_allocate_locked(struct pmclog_owner *o,
 		.config	= req->config,
 		.period	= req->period,
 	};
+	if (req->name[0])
+		strscpy_pad(pmc->name, req->name, sizeof(pmc->name));
+	else
+		pmclog_owner_name_pmc(pmc);
 	ret = ops->alloc(pmc);
 	if (ret)
 		return ret;
