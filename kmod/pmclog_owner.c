@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Owners: one per open of /dev/pmclog.  The state machine behind the
- * ioctls (allocate PMCs, attach, start, stop) and the records it writes
- * (INITIALIZE, PMCALLOCATE with the event's name, CLOSELOG).
+ * ioctls (allocate PMCs, attach, start, stop), and when its records are
+ * written (pmclog_record.c builds them):
+ *
+ *   open      INITIALIZE
+ *   ALLOCATE  PMCALLOCATE, with the caller's name of the event
+ *   STOP      CLOSELOG (pmclog_log_close())
  *
  *   NEW --ALLOCATE*--> NEW --ATTACH--> ATTACHED --START--> RUNNING
  *   any --STOP--> STOPPED (CLOSELOG written; the log only drains)
@@ -22,27 +26,11 @@
 #include "pmclog.h"
 #include "pmclog_compat.h"
 
-/* From PMCLOG_EVENTS, the uapi header's one list of them. */
-#define PMCLOG_EVENT_NAME(name, value, str) \
-	[PMCLOG_EV_##name] = str,
-static const char *const pmclog_event_names[] = {
-	PMCLOG_EVENTS(PMCLOG_EVENT_NAME)
-};
-
-#undef PMCLOG_EVENT_NAME
-static_assert(ARRAY_SIZE(pmclog_event_names) == PMCLOG_EV_MAX_KNOWN + 1);
-
 static void pmclog_owner_write_initialize(struct pmclog_owner *o)
 {
-	struct pmclog_initialize r = { };
+	struct pmclog_initialize r;
 
-	pmclog_hdr_init(&r.header, PMCLOG_TYPE_INITIALIZE, sizeof(r),
-			raw_smp_processor_id(), pmclog_clock());
-	r.realtime_ns = ktime_get_real_ns();
-	r.abi_version = PMCLOG_ABI_CURRENT;
-	r.ncpus = nr_cpu_ids;
-	r.clock = PMCLOG_CLOCK_MONOTONIC;
-	pmclog_cpuinfo_fill(&r);
+	pmclog_rec_initialize(&r, raw_smp_processor_id(), pmclog_clock());
 	pmclog_log_write(&o->log, &r);
 }
 
@@ -114,16 +102,9 @@ static const struct pmclog_source_ops *pmclog_source_for(u32 event)
 static void pmclog_owner_write_pmcallocate(struct pmclog_owner *o,
 					   const struct pmclog_pmc *pmc)
 {
-	struct pmclog_pmcallocate r = { };
+	struct pmclog_pmcallocate r;
 
-	pmclog_hdr_init(&r.header, PMCLOG_TYPE_PMCALLOCATE, sizeof(r),
-			raw_smp_processor_id(), pmclog_clock());
-	r.header.pmcid = pmc->id;
-	r.event = pmc->event;
-	r.flags = pmc->flags;
-	r.config = pmc->config;
-	r.period = pmc->period;
-	strscpy(r.name, pmc->name, sizeof(r.name));
+	pmclog_rec_pmcallocate(&r, pmc, raw_smp_processor_id(), pmclog_clock());
 	pmclog_log_write(&o->log, &r);
 }
 
@@ -141,24 +122,6 @@ static bool pmclog_owner_name_ok(const char *name, size_t size)
 		if ((unsigned char)name[i] <= ' ' || (unsigned char)name[i] >= 0x7f)
 			return false;
 	return true;
-}
-
-/*
- * The name of @pmc's event when the caller gave none (older tools): a spec
- * that `pmclog record -e` takes back for the same event and modes.
- */
-static void pmclog_owner_name_pmc(struct pmclog_pmc *pmc)
-{
-	u32 modes = pmc->flags & (PMCLOG_PMC_F_USER | PMCLOG_PMC_F_KERNEL);
-	const char *mod = modes == PMCLOG_PMC_F_USER ? ":u" :
-			  modes == PMCLOG_PMC_F_KERNEL ? ":k" : "";
-
-	if (pmc->event == PMCLOG_EV_RAW)
-		snprintf(pmc->name, sizeof(pmc->name), "r%llx%s",
-			 (unsigned long long)pmc->config, mod);
-	else
-		snprintf(pmc->name, sizeof(pmc->name), "%s%s",
-			 pmclog_event_names[pmc->event], mod);
 }
 
 int pmclog_owner_allocate_locked(struct pmclog_owner *o,
@@ -203,10 +166,8 @@ int pmclog_owner_allocate_locked(struct pmclog_owner *o,
 		.config	= req->config,
 		.period	= req->period,
 	};
-	if (req->name[0])
-		strscpy_pad(pmc->name, req->name, sizeof(pmc->name));
-	else
-		pmclog_owner_name_pmc(pmc);
+	/* Empty from an older caller: PMCALLOCATE then spells it itself. */
+	strscpy(pmc->name, req->name, sizeof(pmc->name));
 	ret = ops->alloc(pmc);
 	if (ret)
 		return ret;

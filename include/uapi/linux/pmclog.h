@@ -19,7 +19,8 @@
  * order of the machine that wrote the log.  Types are only ever appended.
  * Strings (paths, names) are NUL-terminated and the record is padded with
  * NULs to its length.  The first record of a log is INITIALIZE, the last
- * one is CLOSELOG.
+ * one is CLOSELOG.  Each record's comment below names the function of the
+ * module that builds it (kmod/pmclog_record.c, pmclog_rec_<type>()).
  *
  * Order.  The stream is not in tstamp order, not even per CPU: samples
  * wait in a small per-CPU buffer (the module parameter nsamples) until
@@ -153,6 +154,8 @@ enum pmclog_type {
  *   realtime_ns   CLOCK_REALTIME at the same moment as header.tstamp, so
  *                 that a report can print wall-clock dates
  *   cpu_id        CPUID vendor string ("GenuineIntel"), NUL-padded
+ *
+ * Built by pmclog_rec_initialize().
  */
 struct pmclog_initialize {
 	struct pmclog_header header;
@@ -209,6 +212,8 @@ enum pmclog_pmu_kind {
  * A complete log holds samples - samples_dropped - (PCSAMPLE records among
  * records_dropped) PCSAMPLE records; the DROPNOTIFY records sum to the two
  * dropped totals.
+ *
+ * Built by pmclog_rec_closelog().
  */
 struct pmclog_closelog {
 	struct pmclog_header header;
@@ -236,6 +241,8 @@ struct pmclog_closelog {
  *            PMCLOG_EV_RAW, then :u or :k if only that mode is counted
  *            ("r1c2:u").  Before ABI 1.3 the module wrote the
  *            PMCLOG_EVENTS name alone ("raw" for every raw event).
+ *
+ * Built by pmclog_rec_pmcallocate().
  */
 struct pmclog_pmcallocate {
 	struct pmclog_header header;
@@ -250,6 +257,8 @@ struct pmclog_pmcallocate {
  * PCSAMPLE, 32 bytes: the PC of an interrupted thread.  header.cpu is the
  * CPU, header.pmcid the PMC, PMCLOG_HF_USER in header.flags says user mode.
  * pid and tid are in the initial pid namespace; pid 0 is the idle task.
+ *
+ * Built by pmclog_rec_pcsample().
  */
 struct pmclog_pcsample {
 	struct pmclog_header header;
@@ -275,6 +284,8 @@ struct pmclog_pcsample {
  *            special mapping ("[vdso]")
  *
  * A MAP_IN over addresses already mapped replaces what was there.
+ *
+ * Built by pmclog_rec_map_in().
  */
 struct pmclog_map_in {
 	struct pmclog_header header;
@@ -291,7 +302,11 @@ struct pmclog_map_in {
 #define PMCLOG_MAP_F_INITIAL	0x4U	/* already there when the log started */
 #define PMCLOG_MAP_F_INIT	0x8U	/* a module's init text, gone once live */
 
-/* MAP_OUT, 40 bytes: [start, end) of pid no longer holds code. */
+/*
+ * MAP_OUT, 40 bytes: [start, end) of pid no longer holds code.
+ *
+ * Built by pmclog_rec_map_out().
+ */
 struct pmclog_map_out {
 	struct pmclog_header header;
 	__u32	pid;
@@ -304,6 +319,8 @@ struct pmclog_map_out {
  * PROCEXEC, 24 bytes + path: pid replaced its image with the executable
  * path.  Written when the old address space is gone and before the MAP_INs
  * of the new image: a reader forgets every map of pid here.
+ *
+ * Built by pmclog_rec_procexec().
  */
 struct pmclog_procexec {
 	struct pmclog_header header;
@@ -316,6 +333,8 @@ struct pmclog_procexec {
  * PROCFORK, 24 bytes: ppid created the process pid, whose maps start as a
  * copy of ppid's.  PMCLOG_HF_UNFOLLOWED in header.flags: a log that
  * follows descendants could not follow this one.
+ *
+ * Built by pmclog_rec_procfork().
  */
 struct pmclog_procfork {
 	struct pmclog_header header;
@@ -327,6 +346,8 @@ struct pmclog_procfork {
  * PROCEXIT, 24 bytes: the last thread of pid exited with status; one per
  * process, written when no thread of it can run user code any more.  Its
  * maps stay valid for samples taken before this record.
+ *
+ * Built by pmclog_rec_procexit().
  */
 struct pmclog_procexit {
 	struct pmclog_header header;
@@ -337,6 +358,8 @@ struct pmclog_procexit {
 /*
  * DROPNOTIFY, 32 bytes: what header.cpu lost since its previous
  * DROPNOTIFY.  Written before the next record that CPU manages to log.
+ *
+ * Built by pmclog_rec_dropnotify().
  */
 struct pmclog_dropnotify {
 	struct pmclog_header header;
@@ -357,6 +380,8 @@ struct pmclog_dropnotify {
  *   start   first byte of the function
  *   size    its size in bytes; 0 if unknown (up to the next symbol)
  *   name    NUL-terminated function name
+ *
+ * Built by pmclog_rec_ksymbol().
  */
 struct pmclog_ksymbol {
 	struct pmclog_header header;
@@ -394,6 +419,8 @@ struct pmclog_ksymbol {
  * The samples of a CPU between a THROTTLE and its UNTHROTTLE are missing,
  * not lost: no drop counter includes them.  A log may end (CLOSELOG) with
  * PMCs still throttled.
+ *
+ * Built by pmclog_rec_throttle(), pmclog_rec_unthrottle().
  */
 struct pmclog_throttle {
 	struct pmclog_header header;
