@@ -325,11 +325,11 @@ void pmclog_hrtimer_exit(void);
 
 /* pmclog_x86_pmu.c */
 extern const struct pmclog_source_ops pmclog_x86_pmu_ops;
-int pmclog_pmu_init(void);
-void pmclog_pmu_exit(void);
-u16 pmclog_pmu_kind(void);
-const char *pmclog_pmu_describe(void);
-void pmclog_pmu_info_fill(struct pmclog_pmu_info *info);
+int pmclog_x86_pmu_init(void);
+void pmclog_x86_pmu_exit(void);
+u16 pmclog_x86_pmu_kind(void);
+const char *pmclog_x86_pmu_describe(void);
+void pmclog_x86_pmu_info_fill(struct pmclog_pmu_info *info);
 
 /* pmclog_dev.c */
 int pmclog_dev_register(void);

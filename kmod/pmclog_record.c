@@ -115,7 +115,7 @@ void pmclog_rec_initialize(struct pmclog_initialize *r, unsigned int cpu,
 	r->cpu_model = c->x86_model;
 	r->cpu_stepping = c->x86_stepping;
 	/* The hardware PMU the sources could drive (pmclog_x86_pmu.c). */
-	r->pmu = pmclog_pmu_kind();
+	r->pmu = pmclog_x86_pmu_kind();
 	strscpy(r->cpu_id, c->x86_vendor_id, sizeof(r->cpu_id));
 }
 
