@@ -10,7 +10,7 @@
 #include <linux/poll.h>
 #include <linux/uaccess.h>
 
-#include "pmclog.h"
+#include "pmclog_kern.h"
 
 /* Opens of /dev/pmclog, each with its own log; at most pmclog_maxlogs. */
 static atomic_t pmclog_nr_open = ATOMIC_INIT(0);

@@ -10,7 +10,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 
-#include "pmclog.h"
+#include "pmclog_kern.h"
 
 unsigned int pmclog_nsamples = 32;
 module_param_named(nsamples, pmclog_nsamples, uint, 0444);

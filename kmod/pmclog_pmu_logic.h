@@ -43,7 +43,7 @@ typedef __s64 s64;
 
 #include "../include/uapi/linux/pmclog.h"
 
-struct pmclog_pmc;	/* kmod/pmclog.h; opaque here */
+struct pmclog_pmc;	/* kmod/pmclog_kern.h; opaque here */
 struct pt_regs;
 
 #define PMCLOG_PMU_MAX_GP	8
@@ -222,8 +222,8 @@ void pmclog_x86_msr_write(u32 msr, u64 val);
 
 /*
  * Where samples and throttles go: kmod/pmclog_sample.c (declared there too,
- * in pmclog.h; the test counts them instead).  pmclog_sample_take() and
- * pmclog_sample_throttle() run in NMI; pmclog_sample_unthrottle() with
+ * in pmclog_kern.h; the test counts them instead).  pmclog_sample_take()
+ * and pmclog_sample_throttle() run in NMI; pmclog_sample_unthrottle() with
  * interrupts off, when a throttled slot restarts or is released after
  * @stopped_ns.
  */

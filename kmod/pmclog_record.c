@@ -36,7 +36,7 @@
 #include <linux/timekeeping.h>
 #include <asm/processor.h>
 
-#include "pmclog.h"
+#include "pmclog_kern.h"
 
 /*
  * pmclog_rec_header_<TYPE>(r): &r->header, for r of the structure of

@@ -58,7 +58,7 @@
 #include <asm/nmi.h>
 #include <asm/processor.h>
 
-#include "pmclog.h"
+#include "pmclog_kern.h"
 #include "pmclog_compat.h"
 #include "pmclog_pmu_logic.h"
 
