@@ -330,6 +330,7 @@ extern const struct pmclog_source_ops pmclog_x86_pmu_ops;
 int pmclog_x86_pmu_init(void);
 void pmclog_x86_pmu_exit(void);
 u16 pmclog_x86_pmu_kind(void);
+u8 pmclog_x86_pmu_vendor(void);
 const char *pmclog_x86_pmu_describe(void);
 void pmclog_x86_pmu_info_fill(struct pmclog_pmu_info *info);
 

@@ -232,6 +232,24 @@ const char *pmclog_x86_pmu_describe(void)
 }
 
 /*
+ * PMCLOG_CPU_VENDOR_*: whose PMU this CPU has, as INITIALIZE says too.
+ * Zhaoxin's is Intel's architectural perfmon, Hygon's AMD's counters.
+ */
+u8 pmclog_x86_pmu_vendor(void)
+{
+	switch (boot_cpu_data.x86_vendor) {
+	case X86_VENDOR_INTEL:
+	case X86_VENDOR_ZHAOXIN:
+		return PMCLOG_CPU_VENDOR_INTEL;
+	case X86_VENDOR_AMD:
+	case X86_VENDOR_HYGON:
+		return PMCLOG_CPU_VENDOR_AMD;
+	default:
+		return PMCLOG_CPU_VENDOR_UNKNOWN;
+	}
+}
+
+/*
  * This CPU's identification, as pmclog_pmu_detect() wants it.  On the CPU
  * itself: on Intel hybrid parts leaves 0xA and 0x23 describe the counters
  * of the kind of CPU that executes CPUID.
@@ -241,19 +259,7 @@ static void pmclog_x86_pmu_read_cpuid(struct pmclog_pmu_cpuid *id)
 	const struct cpuinfo_x86 *c = &boot_cpu_data;
 	u32 eax, ebx, ecx, edx;
 
-	switch (c->x86_vendor) {
-	case X86_VENDOR_INTEL:
-	case X86_VENDOR_ZHAOXIN:
-		id->vendor = PMCLOG_CPU_VENDOR_INTEL;
-		break;
-	case X86_VENDOR_AMD:
-	case X86_VENDOR_HYGON:
-		id->vendor = PMCLOG_CPU_VENDOR_AMD;
-		break;
-	default:
-		id->vendor = PMCLOG_CPU_VENDOR_UNKNOWN;
-		break;
-	}
+	id->vendor = pmclog_x86_pmu_vendor();
 	id->family = c->x86;
 	id->hypervisor = boot_cpu_has(X86_FEATURE_HYPERVISOR);
 	id->arch_perfmon = boot_cpu_has(X86_FEATURE_ARCH_PERFMON);
