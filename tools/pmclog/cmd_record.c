@@ -322,6 +322,12 @@ static int allocate_pmc(struct recorder *rec, unsigned int i,
 	*alloc = o->allocs[i];
 	if (ioctl(rec->dev, PMCLOG_IOC_ALLOCATE, alloc) == 0)
 		return 0;
+	/* A module before ABI 1.3 takes no name: it writes its own. */
+	if (errno == E2BIG &&
+	    ioctl(rec->dev, _IOC(_IOC_READ | _IOC_WRITE, PMCLOG_IOC_MAGIC,
+				 _IOC_NR(PMCLOG_IOC_ALLOCATE),
+				 PMCLOG_ALLOC_SIZE_VER0), alloc) == 0)
+		return 0;
 	switch (errno) {
 	case ENODEV:
 		if (device_pmu_info(rec->dev, &pmu) == 0 && pmu.pmu == PMCLOG_PMU_NONE)
