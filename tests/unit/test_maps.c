@@ -314,6 +314,42 @@ static void test_replay_kernel(void **state)
 }
 
 /*
+ * A recorder KSYMBOL that no map of START holds waits in vain: a module
+ * loaded later at that address does not adopt it.  Seen on the debug
+ * kernel: /proc/kallsyms still listed pmclog's freed init function at
+ * START, the test module was loaded over it, and its samples were named
+ * pmclog_init instead of pmclog_testmod_busy.
+ */
+static void test_replay_kernel_stale_ksymbol(void **state)
+{
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct seen seen = { 0 };
+	struct logbuf b = { 0 };
+	struct pmclog_replay *rp;
+	const struct pmclog_sym *sym;
+
+	(void)state;
+	at(&b, lb_initialize(&b), 1);
+	at(&b, lb_ksymbol(&b, 0xffffffffc009e03bULL, 0, 1, "pmclog_init"), 1);
+	at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffffc006d000ULL, 0xffffffffc0089000ULL,
+			 0, PMCLOG_MAP_F_KMODULE | PMCLOG_MAP_F_INITIAL, "pmclog"), 5);
+	at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffffc009e000ULL, 0xffffffffc009f000ULL,
+			 0, PMCLOG_MAP_F_KMODULE, "pmclog_testmod"), 10);
+	at(&b, lb_ksymbol(&b, 0xffffffffc009e000ULL, 248, 0, "pmclog_testmod_busy"), 11);
+	at(&b, lb_pcsample(&b, 1, 9, 9, 0xffffffffc009e050ULL, 0), 12);
+	rp = replay_log(&b, st, &seen);
+	assert_int_equal(seen.n, 1);
+	assert_string_equal(obj_path(&seen.s[0]), "pmclog_testmod");
+	sym = pmclog_symtab__lookup(seen.s[0].obj->logsyms, seen.s[0].objaddr);
+	assert_non_null(sym);
+	assert_string_equal(sym->name, "pmclog_testmod_busy");
+	assert_int_equal(pmclog_symtab__count(seen.s[0].obj->logsyms), 1);
+	assert_int_equal(pmclog_replay__stats(rp)->ksymbols_unmapped, 1);
+	pmclog_replay__free(rp);
+	pmclog_strings__free(st);
+}
+
+/*
  * No records at all (a log corrupt from its first byte): nothing to sort.
  * The sort of an empty replay passed qsort() a NULL array, which UBSan
  * (make unit-sanitize) reports; found by fuzz_replay.
@@ -410,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_replay_late_samples),
 		cmocka_unit_test(test_replay_fork_exec_exit),
 		cmocka_unit_test(test_replay_kernel),
+		cmocka_unit_test(test_replay_kernel_stale_ksymbol),
 		cmocka_unit_test(test_replay_empty),
 		cmocka_unit_test(test_kallsyms),
 	};

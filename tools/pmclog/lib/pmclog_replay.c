@@ -183,7 +183,15 @@ static int on_map_in(struct pmclog_replay *r, const struct pmclog_map_in *m)
 		return -ENOMEM;
 	if (m->offset + (m->end - m->start) > o->limit)
 		o->limit = m->offset + (m->end - m->start);
-	if (m->pid != PMCLOG_PID_KERNEL || !r->npending)
+	/*
+	 * Only START's maps adopt waiting KSYMBOLs: those are the recorder's
+	 * (the kernel as /proc/kallsyms showed it at START, stamped with
+	 * INITIALIZE's time, so sorted before START's MAP_INs).  A module
+	 * loaded later may sit where one of them pointed (freed init text,
+	 * an unloaded module): its own KSYMBOLs follow its MAP_IN.
+	 */
+	if (m->pid != PMCLOG_PID_KERNEL || !(m->flags & PMCLOG_MAP_F_INITIAL) ||
+	    !r->npending)
 		return 0;
 	e = pmclog_addrmap__find(am, m->start);
 	return e ? adopt_pending(r, e) : 0;
