@@ -435,6 +435,42 @@ static void test_kallsyms(void **state)
 	pmclog_strings__free(st);
 }
 
+/*
+ * /proc/modules bounds each module's symbols: the last one ends with the
+ * module's core, a symbol outside the core (init text freed, where the
+ * debug kernel's kallsyms still listed pmclog_init) names nothing, and a
+ * module that /proc/modules does not list keeps its symbols.
+ */
+static void test_kallsyms_bound(void **state)
+{
+	static const char text[] =
+		"ffffffff91000000 T _stext\n"
+		"ffffffffc0001000 t mod_fn\t[testmod]\n"
+		"ffffffffc0001080 t mod_last\t[testmod]\n"
+		"ffffffffc0006000 t mod_init\t[testmod]\n"
+		"ffffffffc0009000 t other_fn\t[other]\n";
+	static const char modules[] =
+		"testmod 8192 0 - Live 0xffffffffc0001000 (OE)\n"
+		"hidden 4096 0 - Live 0x0000000000000000\n"
+		"garbage\n";
+	struct pmclog_kallsyms *ks = NULL;
+	FILE *f;
+
+	(void)state;
+	f = fmemopen((void *)text, sizeof(text) - 1, "r");
+	assert_int_equal(pmclog_kallsyms__read(f, &ks), 0);
+	fclose(f);
+	/* Unbounded, mod_last stretches to mod_init, mod_init up and on. */
+	f = fmemopen((void *)modules, sizeof(modules) - 1, "r");
+	assert_int_equal(pmclog_kallsyms__bound(ks, f), 0);
+	fclose(f);
+	assert_true(pmclog_kallsyms__mark(ks, 0xffffffffc0002fffULL));	/* mod_last */
+	assert_false(pmclog_kallsyms__mark(ks, 0xffffffffc0003000ULL));	/* past the core */
+	assert_false(pmclog_kallsyms__mark(ks, 0xffffffffc0006010ULL));	/* mod_init */
+	assert_true(pmclog_kallsyms__mark(ks, 0xffffffffc0009010ULL));	/* not listed */
+	pmclog_kallsyms__free(ks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -449,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_replay_kernel_stale_ksymbol),
 		cmocka_unit_test(test_replay_empty),
 		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_kallsyms_bound),
 	};
 
 	return cmocka_run_group_tests_name("maps", tests, NULL, NULL);

@@ -918,6 +918,16 @@ static void read_kallsyms(struct recorder *rec)
 	}
 	ret = pmclog_kallsyms__read(f, &rec->ksyms);
 	fclose(f);
+	/* Each module's symbols end with its core (pmclog_kallsyms__bound()). */
+	f = ret ? NULL : fopen("/proc/modules", "re");
+	if (f) {
+		ret = pmclog_kallsyms__bound(rec->ksyms, f);
+		fclose(f);
+		if (ret) {
+			pmclog_kallsyms__free(rec->ksyms);
+			rec->ksyms = NULL;
+		}
+	}
 	if (ret == -EPERM)
 		warnx("%s shows every address as 0 (kernel.kptr_restrict, or no CAP_SYSLOG): no kernel symbols saved; report -k DIR can name kernel functions",
 		      path);

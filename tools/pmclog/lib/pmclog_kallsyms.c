@@ -19,6 +19,7 @@ struct ksym {
 	__u64 size;
 	size_t name;	/* offset in names */
 	size_t module;	/* offset in names of "[mod]", or SIZE_MAX */
+	bool outside;	/* not in its module's core: names nothing */
 };
 
 struct pmclog_kallsyms {
@@ -95,6 +96,7 @@ static int parse_line(struct pmclog_kallsyms *ks, const char *line,
 	k->addr = addr;
 	k->size = 0;
 	k->module = SIZE_MAX;
+	k->outside = false;
 	/* Modules come in runs: store each run's name once. */
 	if (mod[0] && strcmp(mod, last_mod_name)) {
 		if (add_name(ks, mod, last_module))
@@ -168,7 +170,7 @@ bool pmclog_kallsyms__mark(struct pmclog_kallsyms *ks, __u64 pc)
 	if (!lo)
 		return false;
 	k = &ks->syms[ks->by_addr[lo - 1]];
-	if (k->size && pc - k->addr >= k->size)
+	if (k->outside || (k->size && pc - k->addr >= k->size))
 		return false;
 	ks->used[ks->by_addr[lo - 1]] = true;
 	return true;
@@ -233,5 +235,75 @@ int pmclog_kallsyms__records(const struct pmclog_kallsyms *ks, bool marked,
 	}
 	*buf = p;
 	*len = total;
+	return 0;
+}
+
+/*
+ * One line of /proc/modules: "name size refcount deps state address ...";
+ * address and size are the module's core (its text, rodata and data).
+ */
+struct module_extent {
+	char name[KSYM_NAME_MAX + 2];	/* "[name]", as kallsyms writes it */
+	__u64 start, end;
+};
+
+static const struct module_extent *extent_of(const struct module_extent *m,
+					     size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(m[i].name, name))
+			return &m[i];
+	return NULL;
+}
+
+int pmclog_kallsyms__bound(struct pmclog_kallsyms *ks, FILE *modules)
+{
+	char line[2 * KSYM_NAME_MAX + 64], name[KSYM_NAME_MAX];
+	struct module_extent *m = NULL;
+	size_t n = 0, cap = 0, cached = SIZE_MAX;
+	const struct module_extent *e = NULL;
+
+	while (fgets(line, sizeof(line), modules)) {
+		unsigned long long size, addr;
+
+		if (sscanf(line, "%511s %llu %*s %*s %*s %llx", name, &size, &addr) != 3 ||
+		    !addr || !size || addr + size < addr)
+			continue;
+		if (n == cap) {
+			size_t c = cap ? cap * 2 : 64;
+			struct module_extent *p = realloc(m, c * sizeof(*p));
+
+			if (!p) {
+				free(m);
+				return -ENOMEM;
+			}
+			m = p;
+			cap = c;
+		}
+		snprintf(m[n].name, sizeof(m[n].name), "[%s]", name);
+		m[n].start = addr;
+		m[n].end = addr + size;
+		n++;
+	}
+	/* syms is sorted by module, then address (set_sizes()). */
+	for (size_t i = 0; i < ks->count; i++) {
+		struct ksym *k = &ks->syms[i];
+
+		if (k->module == SIZE_MAX)
+			continue;
+		if (k->module != cached) {
+			e = extent_of(m, n, ks->names + k->module);
+			cached = k->module;
+		}
+		if (!e)
+			continue;
+		if (k->addr < e->start || k->addr >= e->end) {
+			k->outside = true;
+			continue;
+		}
+		if (!k->size || k->size > e->end - k->addr)
+			k->size = e->end - k->addr;
+	}
+	free(m);
 	return 0;
 }

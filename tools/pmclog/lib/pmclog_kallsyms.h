@@ -29,6 +29,16 @@ void pmclog_kallsyms__free(struct pmclog_kallsyms *ks);
 size_t pmclog_kallsyms__count(const struct pmclog_kallsyms *ks);
 
 /*
+ * Bound each module's symbols by the module's core as modules (the format
+ * of /proc/modules) gives it, as perf does: the last symbol of a module
+ * ends with it, not at the next module; a symbol outside it (the init
+ * text of a module whose init is done, where another module may be
+ * loaded later) names nothing.  Modules not listed keep their symbols as
+ * they are.  Return 0 or -ENOMEM.
+ */
+int pmclog_kallsyms__bound(struct pmclog_kallsyms *ks, FILE *modules);
+
+/*
  * Mark the symbol that holds pc (a kernel sample's): return whether one
  * does.  Symbols keep the size to the next one of their object.
  */
