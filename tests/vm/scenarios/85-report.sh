@@ -25,6 +25,24 @@ samples_of() {
 		k == key { n += c } END { print n + 0 }' "$1"
 }
 total_of() { awk '{ n += $NF } END { print n + 0 }' "$1"; }
+# object_total FOLDED OBJECT: samples of OBJECT, whatever the symbol.
+object_total() {
+	awk -v o="$2;" 'substr($0, 1, length(o)) == o { n += $NF } END { print n + 0 }' "$1"
+}
+
+# windows DUMP COND: "PATH FROM TO" for each mapping whose MAP_IN matches
+# the awk condition COND (over f[]), from that MAP_IN to the MAP_OUT of
+# the same pid and start, in seconds after INITIALIZE: what report --time
+# takes.
+windows() {
+	kv_awk "$1" '$1 == "INITIALIZE" { t0 = f["ts"] }
+		$1 == "MAP_IN" && ('"$2"') { k = f["pid"] " " f["start"]; s[k] = f["ts"]; p[k] = f["path"] }
+		$1 == "MAP_OUT" && ((f["pid"] " " f["start"]) in s) {
+			k = f["pid"] " " f["start"]
+			printf "%s %.6f %.6f\n", p[k], (s[k] - t0) / 1e9, (f["ts"] - t0) / 1e9
+			delete s[k]
+		}'
+}
 
 # report LOG NAME [ARGS...]: folded dso,sym report of LOG in $OUT/NAME.folded;
 # the text report in NAME.txt (for people) and the statistics in NAME.err.
@@ -70,15 +88,11 @@ is "$cross" 0 "no sample of one library is named after the other's function"
 # MAP_OUT, in seconds after INITIALIZE; most of its samples are its hot
 # function's.
 pmclog dump -i "$OUT/dl.pmclog" >"$OUT/dl.dump" 2>/dev/null
-kv_awk "$OUT/dl.dump" '$1 == "INITIALIZE" { t0 = f["ts"] }
-	$1 == "MAP_IN" && f["path"] ~ /libhot_[ab]\.so$/ { s[f["start"]] = f["ts"]; p[f["start"]] = f["path"] }
-	$1 == "MAP_OUT" && (f["start"] in s) {
-		w = p[f["start"]]; sub(/.*libhot_/, "", w); sub(/\.so$/, "", w)
-		printf "%s %.6f %.6f\n", w, (s[f["start"]] - t0) / 1e9, (f["ts"] - t0) / 1e9
-		delete s[f["start"]]
-	}' >"$OUT/dl.windows"
+windows "$OUT/dl.dump" 'f["path"] ~ /libhot_[ab]\.so$/' >"$OUT/dl.windows"
 is "$(wc -l <"$OUT/dl.windows")" 2 "the dlswap log has a MAP_IN/MAP_OUT window for each library"
-while read -r lib from to; do
+while read -r path from to; do
+	lib=${path##*libhot_}
+	lib=${lib%.so}
 	report "$OUT/dl.pmclog" "dl-$lib" --time "$from,$to"
 	n=$(samples_of "$OUT/dl-$lib.folded" "libhot_$lib.so" "hot_$lib")
 	all=$(total_of "$OUT/dl-$lib.folded")
@@ -117,21 +131,15 @@ EOS
 	# busy function.  Shares, not counts: how many samples BUSY_MS gives
 	# depends on how loaded the host is (20-system has the band).
 	pmclog dump -i "$OUT/km.pmclog" >"$OUT/km.dump" 2>/dev/null
-	kv_awk "$OUT/km.dump" '$1 == "INITIALIZE" { t0 = f["ts"] }
-		$1 == "MAP_IN" && f["pid"] == -1 && f["path"] == "pmclog_testmod" && f["flags"] == "0x2" {
-			s[f["start"]] = f["ts"]
-		}
-		$1 == "MAP_OUT" && f["pid"] == -1 && (f["start"] in s) {
-			printf "%.6f %.6f\n", (s[f["start"]] - t0) / 1e9, (f["ts"] - t0) / 1e9
-			delete s[f["start"]]
-		}' >"$OUT/km.windows"
+	windows "$OUT/km.dump" 'f["pid"] == -1 && f["path"] == "pmclog_testmod" && f["flags"] == "0x2"' \
+		>"$OUT/km.windows"
 	is "$(wc -l <"$OUT/km.windows")" 2 "the module log has a MAP_IN/MAP_OUT window for each load"
 	load=0
-	while read -r from to; do
+	while read -r _ from to; do
 		load=$((load + 1))
 		report "$OUT/km.pmclog" "km-$load" --time "$from,$to"
 		n=$(samples_of "$OUT/km-$load.folded" "[pmclog_testmod]" pmclog_testmod_busy)
-		all=$(awk '/^\[pmclog_testmod\];/ { n += $NF } END { print n + 0 }' "$OUT/km-$load.folded")
+		all=$(object_total "$OUT/km-$load.folded" "[pmclog_testmod]")
 		diag "load $load, $from s to $to s: $n of the module's $all samples in pmclog_testmod_busy"
 		at_least "$all" 10 "load $load: samples in [pmclog_testmod] (no .ko at hand)"
 		[ "$all" -gt 0 ] &&
