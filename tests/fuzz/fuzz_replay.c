@@ -223,7 +223,8 @@ static void m_map_in(struct model *m, const struct pmclog_map_in *mi)
 		.start = mi->start, .end = mi->end, .mstart = mi->start,
 		.mbase = mi->offset, .obj = obj,
 	};
-	if (mi->pid != PMCLOG_PID_KERNEL)
+	/* Waiting KSYMBOLs are the recorder's, for START's maps alone. */
+	if (mi->pid != PMCLOG_PID_KERNEL || !(mi->flags & PMCLOG_MAP_F_INITIAL))
 		return;
 	for (size_t i = 0; i < m->npending; i++) {
 		struct m_pending *p = &m->pending[i];
