@@ -55,6 +55,8 @@ int main(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : NULL;
 
+	pmclog_set_print(print_libpmclog);
+
 	if (!name) {
 		usage(stderr);
 		return EX_USAGE;

@@ -5,7 +5,10 @@
 #ifndef PMCLOG_H
 #define PMCLOG_H
 
+#include <stdarg.h>
 #include <linux/pmclog.h>
+
+#include "pmclog_print.h"
 
 /*
  * A subcommand: argv[0] is its name, options follow.  Returns an exit
@@ -25,22 +28,19 @@ int cmd_report(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
-/* The pmclog device: $PMCLOG_DEVICE, else PMCLOG_DEVICE_PATH. */
-const char *device_path(void);
+struct pmclog_device;
 
 /*
- * Open the device read-only and check that the module speaks ABI major
- * PMCLOG_ABI_MAJOR.  On success return the fd and store the module's
- * packed ABI version in *abi_version.  On failure print why and what to
- * do (unless quiet), and return minus a <sysexits.h> status.
+ * pmclog record on dev, which it closes; NULL: the device
+ * pmclog_device__open() finds, opened once the options are checked.
+ * (Tests hand it a device whose module is a stand-in.)
  */
-int device_open(__u32 *abi_version, int quiet);
+int record_main(int argc, char **argv, struct pmclog_device *dev);
 
-/*
- * The module's view of the hardware PMU (PMCLOG_IOC_GET_PMU), reason
- * NUL-terminated.  Return 0, -ENOTTY from a module older than ABI 1.1, or
- * another negative errno (printed).
- */
-int device_pmu_info(int fd, struct pmclog_pmu_info *info);
+/* The <sysexits.h> status for a pmclog_device__open() that failed with err. */
+int device_open_status(int err);
+
+/* The libpmclog print callback of the tool: "pmclog: MESSAGE" on stderr. */
+int print_libpmclog(enum pmclog_print_level level, const char *fmt, va_list ap);
 
 #endif /* PMCLOG_H */

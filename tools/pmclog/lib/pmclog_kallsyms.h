@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <linux/types.h>
+#include <linux/pmclog.h>
 
 struct pmclog_kallsyms;
 
@@ -35,10 +35,15 @@ size_t pmclog_kallsyms__count(const struct pmclog_kallsyms *ks);
 bool pmclog_kallsyms__mark(struct pmclog_kallsyms *ks, __u64 pc);
 
 /*
- * The KSYMBOL records of every symbol, or with marked only of the marked
- * ones, with tstamp and cpu (INITIALIZE's), in a malloc'd buffer.
+ * Call fn with the KSYMBOL record (PMCLOG_HF_SYNTH, tstamp and cpu:
+ * INITIALIZE's) of every symbol, or with marked only of the marked ones,
+ * each object's together, by address.  rec is only valid during the
+ * call.  A non-zero return from fn stops the walk and is returned.
  */
-int pmclog_kallsyms__records(const struct pmclog_kallsyms *ks, bool marked,
-			     __u64 tstamp, __u16 cpu, void **buf, size_t *len);
+typedef int (*pmclog_kallsyms_record_fn)(void *ctx,
+					 const struct pmclog_ksymbol *rec);
+int pmclog_kallsyms__foreach_record(const struct pmclog_kallsyms *ks, bool marked,
+				    __u64 tstamp, __u16 cpu,
+				    pmclog_kallsyms_record_fn fn, void *ctx);
 
 #endif /* PMCLOG_KALLSYMS_H */
