@@ -72,16 +72,6 @@ struct pmclog_log {
 
 int pmclog_log_init(struct pmclog_log *log, size_t size);
 void pmclog_log_destroy(struct pmclog_log *log);
-void pmclog_hdr_init(struct pmclog_header *h, unsigned int type,
-		     size_t len, unsigned int cpu, u64 tstamp);
-size_t pmclog_rec_put_str(void *rec, size_t fixed, const char *str);
-void pmclog_rec_map_in(struct pmclog_map_in *r, u32 pid, u32 flags,
-		       u64 start, u64 end, u64 offset, const char *path,
-		       unsigned int cpu, u64 tstamp);
-void pmclog_rec_procexec(struct pmclog_procexec *r, u32 pid, const char *path,
-			 unsigned int cpu, u64 tstamp);
-void pmclog_rec_map_out(struct pmclog_map_out *r, u32 pid, u64 start, u64 end,
-			u64 tstamp);
 int pmclog_log_write(struct pmclog_log *log, const void *rec);
 int pmclog_log_write_locked(struct pmclog_log *log, const void *rec);
 void pmclog_log_add_record_drops(struct pmclog_log *log, unsigned int cpu,
@@ -124,6 +114,7 @@ struct pmclog_pmc {
 	u32				flags;
 	u64				config;
 	u64				period;	/* or Hz, PMCLOG_PMC_F_FREQ */
+	char				name[PMCLOG_EVENT_NAME_LEN];
 	void				*priv;	/* the source's */
 };
 
@@ -198,6 +189,44 @@ struct pmclog_owner {
 	struct pmclog_cpu	**cpus;		/* [nr_cpu_ids] */
 	struct pmclog_log	log;
 };
+
+/*
+ * pmclog_record.c: one builder per record type, packing it into the
+ * caller's memory (records with a string: PMCLOG_SCRATCH_SIZE bytes).
+ * No locks, no allocation; any context but NMI.
+ */
+void pmclog_rec_initialize(struct pmclog_initialize *r, unsigned int cpu,
+			   u64 tstamp);
+void pmclog_rec_closelog(struct pmclog_closelog *r, u64 samples,
+			 u64 samples_dropped, u64 records_dropped,
+			 unsigned int cpu, u64 tstamp);
+void pmclog_rec_pmcallocate(struct pmclog_pmcallocate *r,
+			    const struct pmclog_pmc *pmc, unsigned int cpu,
+			    u64 tstamp);
+void pmclog_rec_pcsample(struct pmclog_pcsample *r,
+			 const struct pmclog_sample *s, bool kernel_addrs,
+			 unsigned int cpu);
+void pmclog_rec_map_in(struct pmclog_map_in *r, u32 pid, u32 flags,
+		       u64 start, u64 end, u64 offset, const char *path,
+		       unsigned int cpu, u64 tstamp);
+void pmclog_rec_map_out(struct pmclog_map_out *r, u32 pid, u64 start,
+			u64 end, unsigned int cpu, u64 tstamp);
+void pmclog_rec_procexec(struct pmclog_procexec *r, u32 pid, const char *path,
+			 unsigned int cpu, u64 tstamp);
+void pmclog_rec_procfork(struct pmclog_procfork *r, u32 ppid, u32 pid,
+			 unsigned int cpu, u64 tstamp);
+void pmclog_rec_procexit(struct pmclog_procexit *r, u32 pid, u32 status,
+			 unsigned int cpu, u64 tstamp);
+void pmclog_rec_dropnotify(struct pmclog_dropnotify *r, u64 samples,
+			   u64 records, unsigned int cpu, u64 tstamp);
+void pmclog_rec_ksymbol(struct pmclog_ksymbol *r, u64 start, u64 size,
+			const char *name, unsigned int cpu, u64 tstamp);
+void pmclog_rec_throttle(struct pmclog_throttle *r, unsigned int pmcid,
+			 unsigned int reason, unsigned long count,
+			 unsigned int cpu, u64 tstamp);
+void pmclog_rec_unthrottle(struct pmclog_throttle *r, unsigned int pmcid,
+			   unsigned int reason, unsigned long count,
+			   u64 stopped_ns, unsigned int cpu, u64 tstamp);
 
 /* pmclog_owner.c */
 struct pmclog_owner *pmclog_owner_create(struct file *file);
@@ -301,9 +330,6 @@ void pmclog_pmu_exit(void);
 u16 pmclog_pmu_kind(void);
 const char *pmclog_pmu_describe(void);
 void pmclog_pmu_info_fill(struct pmclog_pmu_info *info);
-
-/* pmclog_cpuinfo.c */
-void pmclog_cpuinfo_fill(struct pmclog_initialize *init);
 
 /* pmclog_dev.c */
 int pmclog_dev_register(void);

@@ -4,6 +4,7 @@
  * with pid PMCLOG_PID_KERNEL, written to every running log (hwpmc told only
  * system-wide owners about kldload; process-mode profiles sample the kernel
  * too), and the functions of modules loaded while a log runs, as KSYMBOL.
+ * This file decides when; pmclog_record.c builds the records.
  *
  *   module COMING   MAP_IN core text, MAP_IN init text, KSYMBOL each function
  *   module LIVE     MAP_OUT init text (freed right after)
@@ -44,7 +45,8 @@ static void pmclog_kobj_map_out(unsigned long start, unsigned long end)
 {
 	struct pmclog_map_out r;
 
-	pmclog_rec_map_out(&r, PMCLOG_PID_KERNEL, start, end, pmclog_clock());
+	pmclog_rec_map_out(&r, PMCLOG_PID_KERNEL, start, end,
+			   raw_smp_processor_id(), pmclog_clock());
 	rcu_read_lock();
 	pmclog_track_emit_all(&r);
 	rcu_read_unlock();
@@ -94,20 +96,13 @@ static void pmclog_kobj_log_symbols(struct module *mod, void *buf)
 	for (i = 0; ks && i < ks->num_symtab; i++) {
 		const typeof(*ks->symtab) *sym = &ks->symtab[i];
 		unsigned long a = sym->st_value;
-		size_t len;
 
 		if (ELF_ST_TYPE(sym->st_info) != STT_FUNC || !sym->st_name)
 			continue;
 		if (!(a - core.start < core.size || a - init.start < init.size))
 			continue;
-		len = pmclog_rec_put_str(r, sizeof(*r),
-					 ks->strtab + sym->st_name);
-		pmclog_hdr_init(&r->header, PMCLOG_TYPE_KSYMBOL, len,
-				raw_smp_processor_id(), pmclog_clock());
-		r->pid = PMCLOG_PID_KERNEL;
-		r->__reserved = 0;
-		r->start = a;
-		r->size = sym->st_size;
+		pmclog_rec_ksymbol(r, a, sym->st_size, ks->strtab + sym->st_name,
+				   raw_smp_processor_id(), pmclog_clock());
 		pmclog_track_emit_all(r);
 	}
 	rcu_read_unlock();
@@ -125,7 +120,7 @@ static int pmclog_kobj_notify(struct notifier_block *nb, unsigned long action,
 	pmclog_compat_module_text(mod, &core, &init);
 	switch (action) {
 	case MODULE_STATE_COMING:
-		/* KSYMBOL names are cut to fit, see pmclog_rec_put_str(). */
+		/* KSYMBOL names are cut to fit, see pmclog_rec_ksymbol(). */
 		mutex_lock(&pmclog_kobj_buf_lock);
 		rcu_read_lock();
 		pmclog_kobj_log_module(NULL, pmclog_kobj_buf, mod, 0,

@@ -3,11 +3,14 @@
  * The owner's log: a byte ring of whole records between the writers in the
  * kernel and the one reader, read(2).
  *
- * Every record goes in through pmclog_log_write*() (hwpmc's reserve/emit/
- * despatch, folded into one copy: records are small and are built by the
- * caller).  A record that does not fit is dropped and counted; the count
+ * Transport only: every record goes in through pmclog_log_write*()
+ * (hwpmc's reserve/emit/despatch, folded into one copy: records are small
+ * and are built by the caller, with pmclog_record.c), and out through
+ * read(2).  A record that does not fit is dropped and counted; the count
  * goes out in a DROPNOTIFY ahead of the next record that fits, so losses
- * are never silent.  Writers never wait for the reader.
+ * are never silent, and the log ends with CLOSELOG's totals: those two
+ * records carry the log's own counts, so it is here that they are written.
+ * Writers never wait for the reader.
  */
 #include <linux/kernel.h>
 #include <linux/minmax.h>
@@ -76,78 +79,6 @@ void pmclog_log_destroy(struct pmclog_log *log)
 	vfree(log->buf);
 }
 
-void pmclog_hdr_init(struct pmclog_header *h, unsigned int type, size_t len,
-		     unsigned int cpu, u64 tstamp)
-{
-	h->magic = PMCLOG_HEADER_MAGIC;
-	h->type = type;
-	h->length = len;
-	h->cpu = cpu;
-	h->flags = 0;
-	h->pmcid = 0;
-	h->tstamp = tstamp;
-}
-
-/*
- * Put the NUL-terminated @str at the end of the fixed part (@fixed bytes)
- * of record @rec, padded with NULs to PMCLOG_RECORD_ALIGN; @str may lie in
- * @rec's own tail (d_path() output).  The record never grows past
- * PMCLOG_SCRATCH_SIZE, the size of every buffer records with a string are
- * built in: a longer string (a module's symbol name has no bound) is cut
- * there.  Returns the record's length.
- */
-size_t pmclog_rec_put_str(void *rec, size_t fixed, const char *str)
-{
-	size_t n = strnlen(str, PMCLOG_SCRATCH_SIZE - fixed - 1);
-	size_t len = ALIGN(fixed + n + 1, PMCLOG_RECORD_ALIGN);
-
-	BUILD_BUG_ON(!IS_ALIGNED(PMCLOG_SCRATCH_SIZE, PMCLOG_RECORD_ALIGN));
-	memmove((char *)rec + fixed, str, n);
-	memset((char *)rec + fixed + n, 0, len - fixed - n);
-	return len;
-}
-
-/*
- * Pack a MAP_IN into @r (PMCLOG_SCRATCH_SIZE bytes), as seen on @cpu at
- * @tstamp; @path may lie in r->path itself (d_path() output).
- */
-void pmclog_rec_map_in(struct pmclog_map_in *r, u32 pid, u32 flags,
-		       u64 start, u64 end, u64 offset, const char *path,
-		       unsigned int cpu, u64 tstamp)
-{
-	size_t len = pmclog_rec_put_str(r, sizeof(*r), path);
-
-	pmclog_hdr_init(&r->header, PMCLOG_TYPE_MAP_IN, len, cpu, tstamp);
-	r->pid = pid;
-	r->flags = flags;
-	r->start = start;
-	r->end = end;
-	r->offset = offset;
-}
-
-/* Pack a PROCEXEC into @r (PMCLOG_SCRATCH_SIZE bytes); as MAP_IN. */
-void pmclog_rec_procexec(struct pmclog_procexec *r, u32 pid, const char *path,
-			 unsigned int cpu, u64 tstamp)
-{
-	size_t len = pmclog_rec_put_str(r, sizeof(*r), path);
-
-	pmclog_hdr_init(&r->header, PMCLOG_TYPE_PROCEXEC, len, cpu, tstamp);
-	r->pid = pid;
-	r->__reserved = 0;
-}
-
-/* Pack a MAP_OUT, seen on this CPU at @tstamp. */
-void pmclog_rec_map_out(struct pmclog_map_out *r, u32 pid, u64 start, u64 end,
-			u64 tstamp)
-{
-	pmclog_hdr_init(&r->header, PMCLOG_TYPE_MAP_OUT, sizeof(*r),
-			raw_smp_processor_id(), tstamp);
-	r->pid = pid;
-	r->__reserved = 0;
-	r->start = start;
-	r->end = end;
-}
-
 static u64 pmclog_log_free(const struct pmclog_log *log)
 {
 	/* Pairs with the release in pmclog_log_read(): the reader is done. */
@@ -175,10 +106,9 @@ static void pmclog_log_put_drops(struct pmclog_log *log)
 	for_each_cpu(cpu, log->pend_cpus) {
 		if (pmclog_log_free(log) < sizeof(d))
 			return;
-		pmclog_hdr_init(&d.header, PMCLOG_TYPE_DROPNOTIFY, sizeof(d),
-				cpu, pmclog_clock());
-		d.samples = log->pend_samples[cpu];
-		d.records = log->pend_records[cpu];
+		pmclog_rec_dropnotify(&d, log->pend_samples[cpu],
+				      log->pend_records[cpu], cpu,
+				      pmclog_clock());
 		pmclog_log_put(log, &d, sizeof(d));
 		log->pend_samples[cpu] = 0;
 		log->pend_records[cpu] = 0;
@@ -288,11 +218,9 @@ void pmclog_log_close(struct pmclog_log *log, u64 samples, u64 samples_dropped)
 	raw_spin_lock_irqsave(&log->lock, flags);
 	if (!log->closed) {
 		pmclog_log_put_drops(log);
-		pmclog_hdr_init(&c.header, PMCLOG_TYPE_CLOSELOG, sizeof(c),
-				raw_smp_processor_id(), pmclog_clock());
-		c.samples = samples;
-		c.samples_dropped = samples_dropped;
-		c.records_dropped = log->records_dropped;
+		pmclog_rec_closelog(&c, samples, samples_dropped,
+				    log->records_dropped,
+				    raw_smp_processor_id(), pmclog_clock());
 		if (cpumask_empty(log->pend_cpus) &&
 		    pmclog_log_free(log) >= sizeof(c))
 			pmclog_log_put(log, &c, sizeof(c));

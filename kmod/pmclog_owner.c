@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Owners: one per open of /dev/pmclog.  The state machine behind the
- * ioctls (allocate PMCs, attach, start, stop) and the records it writes
- * (INITIALIZE, PMCALLOCATE, CLOSELOG).
+ * ioctls (allocate PMCs, attach, start, stop), and when its records are
+ * written (pmclog_record.c builds them):
+ *
+ *   open      INITIALIZE
+ *   ALLOCATE  PMCALLOCATE, with the caller's name of the event
+ *   STOP      CLOSELOG (pmclog_log_close())
  *
  *   NEW --ALLOCATE*--> NEW --ATTACH--> ATTACHED --START--> RUNNING
  *   any --STOP--> STOPPED (CLOSELOG written; the log only drains)
@@ -22,29 +26,11 @@
 #include "pmclog.h"
 #include "pmclog_compat.h"
 
-static const char *const pmclog_event_names[] = {
-	[PMCLOG_EV_CPU_CLOCK]		= "cpu-clock",
-	[PMCLOG_EV_CYCLES]		= "cycles",
-	[PMCLOG_EV_INSTRUCTIONS]	= "instructions",
-	[PMCLOG_EV_REF_CYCLES]		= "ref-cycles",
-	[PMCLOG_EV_BRANCHES]		= "branches",
-	[PMCLOG_EV_BRANCH_MISSES]	= "branch-misses",
-	[PMCLOG_EV_CACHE_REFERENCES]	= "cache-references",
-	[PMCLOG_EV_CACHE_MISSES]	= "cache-misses",
-	[PMCLOG_EV_RAW]			= "raw",
-};
-
 static void pmclog_owner_write_initialize(struct pmclog_owner *o)
 {
-	struct pmclog_initialize r = { };
+	struct pmclog_initialize r;
 
-	pmclog_hdr_init(&r.header, PMCLOG_TYPE_INITIALIZE, sizeof(r),
-			raw_smp_processor_id(), pmclog_clock());
-	r.realtime_ns = ktime_get_real_ns();
-	r.abi_version = PMCLOG_ABI_CURRENT;
-	r.ncpus = nr_cpu_ids;
-	r.clock = PMCLOG_CLOCK_MONOTONIC;
-	pmclog_cpuinfo_fill(&r);
+	pmclog_rec_initialize(&r, raw_smp_processor_id(), pmclog_clock());
 	pmclog_log_write(&o->log, &r);
 }
 
@@ -116,17 +102,26 @@ static const struct pmclog_source_ops *pmclog_source_for(u32 event)
 static void pmclog_owner_write_pmcallocate(struct pmclog_owner *o,
 					   const struct pmclog_pmc *pmc)
 {
-	struct pmclog_pmcallocate r = { };
+	struct pmclog_pmcallocate r;
 
-	pmclog_hdr_init(&r.header, PMCLOG_TYPE_PMCALLOCATE, sizeof(r),
-			raw_smp_processor_id(), pmclog_clock());
-	r.header.pmcid = pmc->id;
-	r.event = pmc->event;
-	r.flags = pmc->flags;
-	r.config = pmc->config;
-	r.period = pmc->period;
-	strscpy(r.name, pmclog_event_names[pmc->event], sizeof(r.name));
+	pmclog_rec_pmcallocate(&r, pmc, raw_smp_processor_id(), pmclog_clock());
 	pmclog_log_write(&o->log, &r);
+}
+
+/*
+ * The caller's name of the event (ABI 1.3): NUL-terminated, printable
+ * ASCII without spaces, so that a dump prints it as one word.
+ */
+static bool pmclog_owner_name_ok(const char *name, size_t size)
+{
+	size_t n = strnlen(name, size), i;
+
+	if (n == size)
+		return false;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)name[i] <= ' ' || (unsigned char)name[i] >= 0x7f)
+			return false;
+	return true;
 }
 
 int pmclog_owner_allocate_locked(struct pmclog_owner *o,
@@ -140,7 +135,8 @@ int pmclog_owner_allocate_locked(struct pmclog_owner *o,
 	lockdep_assert_held(&o->lock);
 	if (req->__reserved || req->flags & ~PMCLOG_PMC_F_ALL ||
 	    !req->event || req->event > PMCLOG_EV_MAX_KNOWN ||
-	    (req->event != PMCLOG_EV_RAW && req->config))
+	    (req->event != PMCLOG_EV_RAW && req->config) ||
+	    !pmclog_owner_name_ok(req->name, sizeof(req->name)))
 		return -EINVAL;
 	if (!req->period)
 		return -EINVAL;
@@ -170,6 +166,8 @@ int pmclog_owner_allocate_locked(struct pmclog_owner *o,
 		.config	= req->config,
 		.period	= req->period,
 	};
+	/* Empty from an older caller: PMCALLOCATE then spells it itself. */
+	strscpy(pmc->name, req->name, sizeof(pmc->name));
 	ret = ops->alloc(pmc);
 	if (ret)
 		return ret;

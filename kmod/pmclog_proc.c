@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Process lifecycle: PROCEXEC, PROCFORK and PROCEXIT records.
+ * Process lifecycle: when PROCEXEC, PROCFORK and PROCEXIT records are
+ * written (pmclog_record.c builds them).
  *
  *   fork of a new process   sched_process_fork tracepoint    -> PROCFORK
  *   exit of its last thread taskstats_exit() entry (kprobe)  -> PROCEXIT
@@ -73,10 +74,8 @@ static void pmclog_proc_fork(void *data, struct task_struct *parent,
 		return;
 	if (child->tgid == parent->tgid)
 		return;	/* a new thread, not a new process */
-	pmclog_hdr_init(&r.header, PMCLOG_TYPE_PROCFORK, sizeof(r),
-			raw_smp_processor_id(), pmclog_clock());
-	r.ppid = task_tgid_nr(parent);
-	r.pid = task_tgid_nr(child);
+	pmclog_rec_procfork(&r, task_tgid_nr(parent), task_tgid_nr(child),
+			    raw_smp_processor_id(), pmclog_clock());
 	rcu_read_lock();
 	pmclog_track_fork(parent, child, &r);
 	rcu_read_unlock();
@@ -88,11 +87,10 @@ static void pmclog_proc_emit_exit(struct task_struct *t)
 	struct pmclog_procexit r;
 	struct signal_struct *sig = t->signal;
 
-	pmclog_hdr_init(&r.header, PMCLOG_TYPE_PROCEXIT, sizeof(r),
-			raw_smp_processor_id(), pmclog_clock());
-	r.pid = task_tgid_nr(t);
-	r.status = sig->flags & SIGNAL_GROUP_EXIT ? sig->group_exit_code :
-						    t->exit_code;
+	pmclog_rec_procexit(&r, task_tgid_nr(t),
+			    sig->flags & SIGNAL_GROUP_EXIT ?
+			    sig->group_exit_code : t->exit_code,
+			    raw_smp_processor_id(), pmclog_clock());
 	rcu_read_lock();
 	pmclog_track_emit(t, &r);
 	rcu_read_unlock();

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Per-CPU sample rings (hwpmc's per-CPU sample buffers, nsamples deep),
- * and the records about sampling itself:
+ * and when the records about sampling itself are written (pmclog_record.c
+ * builds them):
  *
  *   PMC interrupt (NMI, hrtimer) -> pmclog_sample_take()     -> PCSAMPLE
  *   PMU throttle (NMI)           -> pmclog_sample_throttle()   -> THROTTLE
@@ -120,13 +121,13 @@ static void pmclog_sample_put_throttle(struct pmclog_log *log,
 				       unsigned long count, u64 tstamp,
 				       u64 stopped_ns)
 {
-	struct pmclog_throttle r = { };
+	struct pmclog_throttle r;
 
-	pmclog_hdr_init(&r.header, type, sizeof(r), cpu, tstamp);
-	r.header.pmcid = pmcid;
-	r.reason = reason;
-	r.count = min_t(unsigned long, count, U32_MAX);
-	r.stopped_ns = stopped_ns;
+	if (type == PMCLOG_TYPE_THROTTLE)
+		pmclog_rec_throttle(&r, pmcid, reason, count, cpu, tstamp);
+	else
+		pmclog_rec_unthrottle(&r, pmcid, reason, count, stopped_ns,
+				      cpu, tstamp);
 	pmclog_log_write_locked(log, &r);
 }
 
@@ -232,14 +233,7 @@ static void pmclog_sample_drain(struct pmclog_cpu *pc)
 			raw_spin_lock_irqsave(&log->lock, flags);
 		}
 
-		pmclog_hdr_init(&r.header, PMCLOG_TYPE_PCSAMPLE, sizeof(r),
-				pc->cpu, s->tstamp);
-		r.header.flags = s->flags;
-		r.header.pmcid = s->pmcid;
-		r.pid = s->pid;
-		r.tid = s->tid;
-		/* Kernel addresses only for those who may read kallsyms. */
-		r.pc = (s->flags & PMCLOG_HF_USER) || o->kernel_addrs ? s->pc : 0;
+		pmclog_rec_pcsample(&r, s, o->kernel_addrs, pc->cpu);
 		pmclog_log_write_locked(log, &r);
 	}
 	pmclog_sample_drain_throttles(pc);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Executable mappings of processes: MAP_IN and MAP_OUT records.
+ * Executable mappings of processes: when MAP_IN and MAP_OUT records are
+ * written (pmclog_record.c builds them).
  *
  *   new mapping, stack growth,
  *   mprotect adding PROT_EXEC     perf_event_mmap(vma)        -> MAP_IN
@@ -77,7 +78,8 @@ static void pmclog_vma_emit_out(struct task_struct *t, unsigned long start,
 {
 	struct pmclog_map_out r;
 
-	pmclog_rec_map_out(&r, task_tgid_nr(t), start, end, tstamp);
+	pmclog_rec_map_out(&r, task_tgid_nr(t), start, end,
+			   raw_smp_processor_id(), tstamp);
 	rcu_read_lock();
 	pmclog_track_emit(t, &r);
 	rcu_read_unlock();

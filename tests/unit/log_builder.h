@@ -11,6 +11,7 @@
 
 #include <assert.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <linux/pmclog.h>
 
@@ -72,7 +73,7 @@ static inline size_t lb_pmcallocate(struct logbuf *b, __u8 pmcid, __u32 event,
 		.period = period,
 	};
 
-	strncpy(r.name, name, sizeof(r.name));
+	snprintf(r.name, sizeof(r.name), "%s", name);
 	return lb_put(b, PMCLOG_TYPE_PMCALLOCATE, sizeof(r), &r, sizeof(r));
 }
 

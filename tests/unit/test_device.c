@@ -36,6 +36,7 @@ struct fake {
 	unsigned int nreqs;
 	unsigned long fail_req;		/* fails with fail_errno */
 	int fail_errno;
+	bool old_alloc;			/* a module before ABI 1.3 */
 	struct pmclog_alloc alloc;	/* the last ALLOCATE, as received */
 	struct pmclog_attach attach;
 	unsigned int pmcs;
@@ -52,6 +53,19 @@ static int fake_ioctl(void *ctx, int fd, unsigned long req, void *arg)
 		errno = f->fail_errno;
 		return -1;
 	}
+	if (_IOC_TYPE(req) == PMCLOG_IOC_MAGIC &&
+	    _IOC_NR(req) == _IOC_NR(PMCLOG_IOC_ALLOCATE)) {
+		/* As copy_struct_from_user() in a module of either kind. */
+		if (_IOC_SIZE(req) != PMCLOG_ALLOC_SIZE_VER0 &&
+		    (f->old_alloc || req != PMCLOG_IOC_ALLOCATE)) {
+			errno = E2BIG;
+			return -1;
+		}
+		memset(&f->alloc, 0, sizeof(f->alloc));
+		memcpy(&f->alloc, arg, _IOC_SIZE(req));
+		((struct pmclog_alloc *)arg)->pmcid = ++f->pmcs;
+		return 0;
+	}
 	switch (req) {
 	case PMCLOG_IOC_GET_VERSION:
 		((struct pmclog_version *)arg)->abi_version = f->abi;
@@ -61,10 +75,6 @@ static int fake_ioctl(void *ctx, int fd, unsigned long req, void *arg)
 		memset(((struct pmclog_pmu_info *)arg)->reason, 'x',
 		       sizeof(((struct pmclog_pmu_info *)arg)->reason));
 		((struct pmclog_pmu_info *)arg)->ngp = 4;
-		return 0;
-	case PMCLOG_IOC_ALLOCATE:
-		f->alloc = *(struct pmclog_alloc *)arg;
-		((struct pmclog_alloc *)arg)->pmcid = ++f->pmcs;
 		return 0;
 	case PMCLOG_IOC_ATTACH:
 		f->attach = *(const struct pmclog_attach *)arg;
@@ -166,6 +176,7 @@ static void test_ioctls(void **state)
 	struct fake f = { .abi = PMCLOG_ABI_CURRENT };
 	struct pmclog_alloc a = {
 		.event = PMCLOG_EV_CYCLES, .flags = PMCLOG_PMC_F_FREQ, .period = 999,
+		.name = "cycles:u",
 	};
 	struct pmclog_attach at = {
 		.mode = PMCLOG_ATTACH_PROCESS, .pid = 42, .flags = PMCLOG_ATTACH_F_CHILDREN,
@@ -187,6 +198,7 @@ static void test_ioctls(void **state)
 	assert_int_equal(a.pmcid, 1);
 	assert_int_equal(f.alloc.event, PMCLOG_EV_CYCLES);
 	assert_int_equal(f.alloc.period, 999);
+	assert_string_equal(f.alloc.name, "cycles:u");
 	assert_int_equal(pmclog_device__allocate(dev, &a), 0);
 	assert_int_equal(a.pmcid, 2);
 	assert_int_equal(pmclog_device__pmu_info(dev, &info), 0);
@@ -202,6 +214,31 @@ static void test_ioctls(void **state)
 	assert_memory_equal(f.reqs, want, sizeof(want));
 	pmclog_device__close(dev);
 	assert_string_equal(said, "");	/* operations do not print */
+}
+
+/*
+ * A module before ABI 1.3 refuses the name (E2BIG): ALLOCATE is asked
+ * again with the ABI 1.0 structure, and succeeds.
+ */
+static void test_allocate_old_module(void **state)
+{
+	struct fake f = { .abi = PMCLOG_ABI_VERSION(1, 2, 0), .old_alloc = true };
+	struct pmclog_alloc a = {
+		.event = PMCLOG_EV_CPU_CLOCK, .period = 1000, .name = "cpu-clock",
+	};
+	struct pmclog_device *dev = fake_device(&f, NULL, false);
+	(void)state;
+
+	assert_non_null(dev);
+	assert_int_equal(pmclog_device__allocate(dev, &a), 0);
+	assert_int_equal(a.pmcid, 1);
+	assert_int_equal(f.nreqs, 3);
+	assert_int_equal(f.reqs[1], PMCLOG_IOC_ALLOCATE);
+	assert_int_equal(_IOC_NR(f.reqs[2]), _IOC_NR(PMCLOG_IOC_ALLOCATE));
+	assert_int_equal(_IOC_SIZE(f.reqs[2]), PMCLOG_ALLOC_SIZE_VER0);
+	assert_int_equal(f.alloc.period, 1000);
+	assert_string_equal(f.alloc.name, "");	/* not sent */
+	pmclog_device__close(dev);
 }
 
 /* A refused ioctl: its errno, negative and in errno; nothing said. */
@@ -281,6 +318,7 @@ int main(void)
 		cmocka_unit_test_setup(test_open_bad_opts, setup),
 		cmocka_unit_test_setup(test_other_major, setup),
 		cmocka_unit_test_setup(test_ioctls, setup),
+		cmocka_unit_test_setup(test_allocate_old_module, setup),
 		cmocka_unit_test_setup(test_ioctl_errors, setup),
 		cmocka_unit_test_setup(test_read, setup),
 	};

@@ -34,9 +34,13 @@ static struct pmclog_alloc parse_ok(const char *spec)
 	struct pmclog_alloc a = { .flags = PMCLOG_PMC_F_FREQ, .period = 99 };
 
 	assert_int_equal(pmclog_event_parse(spec, &a), 0);
-	/* Only event, config and the mode flags are the parser's. */
+	/* Only event, config, the mode flags and the name are the parser's. */
 	assert_true(a.flags & PMCLOG_PMC_F_FREQ);
 	assert_int_equal(a.period, 99);
+	/* The spec as given, for PMCALLOCATE; NUL-padded, as the module wants. */
+	assert_string_equal(a.name, spec);
+	for (size_t i = strlen(spec); i < sizeof(a.name); i++)
+		assert_int_equal(a.name[i], 0);
 	return a;
 }
 

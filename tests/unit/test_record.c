@@ -37,6 +37,7 @@ struct fake_cfg {
 	__u32 max_rate;			/* GET_PMU's max_sample_rate; ERANGE above */
 	int attach_errno;		/* 0: ATTACH succeeds */
 	bool no_closelog;		/* STOP ends the log without CLOSELOG */
+	bool old_alloc;			/* a module before ABI 1.3: no names */
 };
 
 static struct fake_cfg cfg = { .max_rate = 100000 };
@@ -44,7 +45,7 @@ static struct fake_cfg cfg = { .max_rate = 100000 };
 /* The stand-in module: what it was asked. */
 struct fake {
 	struct fake_cfg cfg;
-	struct pmclog_alloc allocs[MAX_ALLOCS];
+	struct pmclog_alloc allocs[MAX_ALLOCS];	/* name "-": none came */
 	unsigned int nallocs;
 	struct pmclog_attach attach;
 	bool attached, started, stopped;
@@ -60,12 +61,36 @@ static void fake_emit(struct fake *f, size_t from)
 			 (ssize_t)(f->log.len - from));
 }
 
+static int fake_allocate(struct fake *f, struct pmclog_alloc *a, size_t size)
+{
+	if (size != PMCLOG_ALLOC_SIZE_VER0 &&
+	    (f->cfg.old_alloc || size != sizeof(*a))) {
+		errno = E2BIG;
+		return -1;
+	}
+	if (a->flags & PMCLOG_PMC_F_FREQ && a->period > f->cfg.max_rate) {
+		errno = ERANGE;
+		return -1;
+	}
+	assert_true(f->nallocs < MAX_ALLOCS);
+	a->pmcid = (__u32)f->nallocs + 1;
+	f->allocs[f->nallocs] = *a;
+	if (size == PMCLOG_ALLOC_SIZE_VER0)
+		strcpy(f->allocs[f->nallocs].name, "-");
+	f->nallocs++;
+	return 0;
+}
+
 static int fake_ioctl(void *ctx, int fd, unsigned long req, void *arg)
 {
 	struct fake *f = ctx;
 	size_t from = f->log.len;
 
 	(void)fd;
+	/* ALLOCATE of either size, as copy_struct_from_user() sees it. */
+	if (_IOC_TYPE(req) == PMCLOG_IOC_MAGIC &&
+	    _IOC_NR(req) == _IOC_NR(PMCLOG_IOC_ALLOCATE))
+		return fake_allocate(f, arg, _IOC_SIZE(req));
 	switch (req) {
 	case PMCLOG_IOC_GET_VERSION:
 		((struct pmclog_version *)arg)->abi_version = PMCLOG_ABI_CURRENT;
@@ -75,18 +100,6 @@ static int fake_ioctl(void *ctx, int fd, unsigned long req, void *arg)
 			.pmu = PMCLOG_PMU_NONE, .max_sample_rate = f->cfg.max_rate,
 		};
 		return 0;
-	case PMCLOG_IOC_ALLOCATE: {
-		struct pmclog_alloc *a = arg;
-
-		if (a->flags & PMCLOG_PMC_F_FREQ && a->period > f->cfg.max_rate) {
-			errno = ERANGE;
-			return -1;
-		}
-		assert_true(f->nallocs < MAX_ALLOCS);
-		a->pmcid = (__u32)f->nallocs + 1;
-		f->allocs[f->nallocs++] = *a;
-		return 0;
-	}
 	case PMCLOG_IOC_ATTACH:
 		if (f->cfg.attach_errno) {
 			errno = f->cfg.attach_errno;
@@ -100,7 +113,8 @@ static int fake_ioctl(void *ctx, int fd, unsigned long req, void *arg)
 		lb_initialize(&f->log);
 		for (unsigned int i = 0; i < f->nallocs; i++)
 			lb_pmcallocate(&f->log, (__u8)(i + 1), f->allocs[i].event,
-				       f->allocs[i].flags, f->allocs[i].period, "cpu-clock");
+				       f->allocs[i].flags, f->allocs[i].period,
+				       f->allocs[i].name);
 		lb_pcsample(&f->log, 0, 7, 7, 0x401000, 1);
 		lb_pcsample(&f->log, 1, 7, 8, 0x401010, 1);
 		fake_emit(f, from);
@@ -207,9 +221,10 @@ static int teardown(void **state)
 }
 
 static void assert_alloc(unsigned int i, __u32 event, __u32 flags,
-			 __u64 period, __u64 config)
+			 __u64 period, __u64 config, const char *name)
 {
 	assert_true(i < fake.nallocs);
+	assert_string_equal(fake.allocs[i].name, name);
 	assert_int_equal(fake.allocs[i].event, event);
 	assert_int_equal(fake.allocs[i].flags, flags);
 	assert_int_equal(fake.allocs[i].period, period);
@@ -234,11 +249,34 @@ static void test_several_events(void **state)
 	assert_int_equal(stat("/dev/null", &st), 0);
 	assert_true(S_ISCHR(st.st_mode));
 	assert_int_equal(fake.nallocs, 3);
-	assert_alloc(0, PMCLOG_EV_CYCLES, PMCLOG_PMC_F_FREQ, 500, 0);
-	assert_alloc(1, PMCLOG_EV_INSTRUCTIONS, PMCLOG_PMC_F_FREQ, 500, 0);
-	assert_alloc(2, PMCLOG_EV_RAW, PMCLOG_PMC_F_FREQ | PMCLOG_PMC_F_USER, 500, 0x1c2);
+	/* Each with its name as given, which the module writes (ABI 1.3). */
+	assert_alloc(0, PMCLOG_EV_CYCLES, PMCLOG_PMC_F_FREQ, 500, 0, "cycles");
+	assert_alloc(1, PMCLOG_EV_INSTRUCTIONS, PMCLOG_PMC_F_FREQ, 500, 0, "instructions");
+	assert_alloc(2, PMCLOG_EV_RAW, PMCLOG_PMC_F_FREQ | PMCLOG_PMC_F_USER, 500, 0x1c2,
+		     "r01c2:u");
 	assert_false(fake.started);
 	assert_non_null(strstr(read_file(err_path), "/dev/fake: cannot attach to process "));
+}
+
+/*
+ * A module before ABI 1.3 refuses the name (E2BIG): ALLOCATE is asked
+ * again in the structure it knows, and recording goes on.
+ */
+static void test_module_without_names(void **state)
+{
+	double secs;
+	(void)state;
+
+	cfg.old_alloc = true;
+	cfg.attach_errno = EOPNOTSUPP;
+	assert_int_equal(run_record(&secs, "-q", "-o", "/dev/null", "-F", "500",
+				    "-e", "cycles,r01c2:u", "--", "true", NULL), 71);
+	cfg.old_alloc = false;
+	cfg.attach_errno = 0;
+	assert_int_equal(fake.nallocs, 2);
+	assert_alloc(0, PMCLOG_EV_CYCLES, PMCLOG_PMC_F_FREQ, 500, 0, "-");
+	assert_alloc(1, PMCLOG_EV_RAW, PMCLOG_PMC_F_FREQ | PMCLOG_PMC_F_USER, 500, 0x1c2, "-");
+	assert_null(strstr(read_file(err_path), "ALLOCATE"));
 }
 
 static void test_default_event(void **state)
@@ -251,7 +289,7 @@ static void test_default_event(void **state)
 				    "--", "true", NULL), 71);
 	cfg.attach_errno = 0;
 	assert_int_equal(fake.nallocs, 1);
-	assert_alloc(0, PMCLOG_EV_CPU_CLOCK, 0, 250000, 0);	/* period */
+	assert_alloc(0, PMCLOG_EV_CPU_CLOCK, 0, 250000, 0, "cpu-clock");	/* period */
 }
 
 static void test_bad_events(void **state)
@@ -289,7 +327,7 @@ static void test_rate_above_limit(void **state)
 	assert_int_equal(run_record(&secs, "-q", "-o", "/dev/null", "-F", "5000",
 				    "-e", "cycles", "--", "true", NULL), 0);
 	assert_int_equal(fake.nallocs, 1);
-	assert_alloc(0, PMCLOG_EV_CYCLES, PMCLOG_PMC_F_FREQ, 5000, 0);
+	assert_alloc(0, PMCLOG_EV_CYCLES, PMCLOG_PMC_F_FREQ, 5000, 0, "cycles");
 	cfg.max_rate = 100000;
 }
 
@@ -377,6 +415,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_several_events),
+		cmocka_unit_test(test_module_without_names),
 		cmocka_unit_test(test_default_event),
 		cmocka_unit_test(test_bad_events),
 		cmocka_unit_test(test_rate_above_limit),

@@ -320,7 +320,6 @@ static int allocate_pmc(struct recorder *rec, unsigned int i,
 	const struct record_opts *o = rec->opts;
 	const char *event = o->events[i];
 	struct pmclog_pmu_info pmu = { 0 };
-
 	int err;
 
 	*alloc = o->allocs[i];

@@ -19,7 +19,8 @@
  * order of the machine that wrote the log.  Types are only ever appended.
  * Strings (paths, names) are NUL-terminated and the record is padded with
  * NULs to its length.  The first record of a log is INITIALIZE, the last
- * one is CLOSELOG.
+ * one is CLOSELOG.  Each record's comment below names the function of the
+ * module that builds it (kmod/pmclog_record.c, pmclog_rec_<type>()).
  *
  * Order.  The stream is not in tstamp order, not even per CPU: samples
  * wait in a small per-CPU buffer (the module parameter nsamples) until
@@ -49,8 +50,11 @@
 #include <linux/ioctl.h>
 
 #define PMCLOG_ABI_MAJOR	1
-/* Minor 1: PMCLOG_IOC_GET_PMU; 2: THROTTLE, UNTHROTTLE, PMCLOG_HF_UNFOLLOWED. */
-#define PMCLOG_ABI_MINOR	2
+/*
+ * Minor 1: PMCLOG_IOC_GET_PMU; 2: THROTTLE, UNTHROTTLE, PMCLOG_HF_UNFOLLOWED;
+ * 3: pmclog_alloc.name, written as PMCALLOCATE's name.
+ */
+#define PMCLOG_ABI_MINOR	3
 #define PMCLOG_ABI_PATCH	0
 
 /* Packed ABI version, as in INITIALIZE's abi_version: 0xMMmmpppp. */
@@ -110,25 +114,38 @@ struct pmclog_header {
  */
 #define PMCLOG_HF_UNFOLLOWED	0x04U
 
+/*
+ * The record types, each written once: X(NAME, value, type) gives
+ * PMCLOG_TYPE_NAME its value and the structure its records start with.
+ * The enum below, the module's builders (each record's comment names its
+ * own) and the reader's tables of names ("MAP_IN") and fixed sizes are
+ * expanded from this list.  Values never change; append a type at the end,
+ * under its ABI version, raise PMCLOG_TYPE_MAX_KNOWN and PMCLOG_ABI_MINOR.
+ */
+#define PMCLOG_RECORD_TYPES(X)						\
+	/* ABI 1.0 */							\
+	X(INITIALIZE,	1,	struct pmclog_initialize)		\
+	X(CLOSELOG,	2,	struct pmclog_closelog)			\
+	X(PMCALLOCATE,	3,	struct pmclog_pmcallocate)		\
+	X(PCSAMPLE,	4,	struct pmclog_pcsample)			\
+	X(MAP_IN,	5,	struct pmclog_map_in)			\
+	X(MAP_OUT,	6,	struct pmclog_map_out)			\
+	X(PROCEXEC,	7,	struct pmclog_procexec)			\
+	X(PROCFORK,	8,	struct pmclog_procfork)			\
+	X(PROCEXIT,	9,	struct pmclog_procexit)			\
+	X(DROPNOTIFY,	10,	struct pmclog_dropnotify)		\
+	X(KSYMBOL,	11,	struct pmclog_ksymbol)			\
+	/* ABI 1.2 */							\
+	X(THROTTLE,	12,	struct pmclog_throttle)			\
+	X(UNTHROTTLE,	13,	struct pmclog_throttle)
+
+#define __PMCLOG_TYPE_ENUM(name, value, type)	PMCLOG_TYPE_##name = (value),
 enum pmclog_type {
-	/* ABI 1.0 */
-	PMCLOG_TYPE_INITIALIZE	= 1,
-	PMCLOG_TYPE_CLOSELOG	= 2,
-	PMCLOG_TYPE_PMCALLOCATE	= 3,
-	PMCLOG_TYPE_PCSAMPLE	= 4,
-	PMCLOG_TYPE_MAP_IN	= 5,
-	PMCLOG_TYPE_MAP_OUT	= 6,
-	PMCLOG_TYPE_PROCEXEC	= 7,
-	PMCLOG_TYPE_PROCFORK	= 8,
-	PMCLOG_TYPE_PROCEXIT	= 9,
-	PMCLOG_TYPE_DROPNOTIFY	= 10,
-	PMCLOG_TYPE_KSYMBOL	= 11,
-	/* ABI 1.2 */
-	PMCLOG_TYPE_THROTTLE	= 12,
-	PMCLOG_TYPE_UNTHROTTLE	= 13,
-	/* Append new types here, and bump PMCLOG_ABI_MINOR. */
+	PMCLOG_RECORD_TYPES(__PMCLOG_TYPE_ENUM)
 	PMCLOG_TYPE_MAX_KNOWN	= PMCLOG_TYPE_UNTHROTTLE,
 };
+
+#undef __PMCLOG_TYPE_ENUM
 
 /* The pid of records about the kernel and its modules (MAP_IN, MAP_OUT). */
 #define PMCLOG_PID_KERNEL	0xffffffffU
@@ -145,6 +162,8 @@ enum pmclog_type {
  *   realtime_ns   CLOCK_REALTIME at the same moment as header.tstamp, so
  *                 that a report can print wall-clock dates
  *   cpu_id        CPUID vendor string ("GenuineIntel"), NUL-padded
+ *
+ * Built by pmclog_rec_initialize().
  */
 struct pmclog_initialize {
 	struct pmclog_header header;
@@ -166,10 +185,29 @@ struct pmclog_initialize {
 #define PMCLOG_CPU_VENDOR_INTEL		1
 #define PMCLOG_CPU_VENDOR_AMD		2
 
-#define PMCLOG_PMU_NONE		0	/* no usable hardware PMU */
-#define PMCLOG_PMU_INTEL_ARCH	1	/* Intel architectural perfmon */
-#define PMCLOG_PMU_AMD_CORE	2	/* AMD perfctr_core (0xc0010200) */
-#define PMCLOG_PMU_AMD_K7	3	/* AMD legacy counters (0xc0010000) */
+/*
+ * The kinds of hardware PMU (INITIALIZE.pmu, pmclog_pmu_info.pmu):
+ * X(NAME, value, name) gives PMCLOG_PMU_NAME its value and the name tools
+ * print for it.  Values never change; new kinds are appended.
+ *
+ *   NONE        no usable hardware PMU
+ *   INTEL_ARCH  Intel architectural perfmon
+ *   AMD_CORE    AMD perfctr_core (0xc0010200)
+ *   AMD_K7      AMD legacy counters (0xc0010000)
+ */
+#define PMCLOG_PMU_KINDS(X)						\
+	X(NONE,		0,	"none")					\
+	X(INTEL_ARCH,	1,	"intel-arch")				\
+	X(AMD_CORE,	2,	"amd-core")				\
+	X(AMD_K7,	3,	"amd-k7")
+
+#define __PMCLOG_PMU_ENUM(name, value, str)	PMCLOG_PMU_##name = (value),
+enum pmclog_pmu_kind {
+	PMCLOG_PMU_KINDS(__PMCLOG_PMU_ENUM)
+	PMCLOG_PMU_MAX_KNOWN	= PMCLOG_PMU_AMD_K7,
+};
+
+#undef __PMCLOG_PMU_ENUM
 
 /*
  * CLOSELOG, 40 bytes: the last record of a log.  Totals over the whole
@@ -182,6 +220,8 @@ struct pmclog_initialize {
  * A complete log holds samples - samples_dropped - (PCSAMPLE records among
  * records_dropped) PCSAMPLE records; the DROPNOTIFY records sum to the two
  * dropped totals.
+ *
+ * Built by pmclog_rec_closelog().
  */
 struct pmclog_closelog {
 	struct pmclog_header header;
@@ -189,6 +229,9 @@ struct pmclog_closelog {
 	__u64	samples_dropped;
 	__u64	records_dropped;
 };
+
+/* The size of an event's name, NUL included (PMCALLOCATE, pmclog_alloc). */
+#define PMCLOG_EVENT_NAME_LEN	32
 
 /*
  * PMCALLOCATE, 72 bytes: a sampling PMC was allocated; header.pmcid is its
@@ -199,7 +242,15 @@ struct pmclog_closelog {
  *   config   PMCLOG_EV_RAW: the event select (vendor encoding); else 0
  *   period   events (nanoseconds for cpu-clock) between samples, or the
  *            target rate in Hz with PMCLOG_PMC_F_FREQ
- *   name     event name, NUL-padded ("cpu-clock", "cycles", "r01c2:u")
+ *   name     the event as the recorder was asked for it, NUL-padded
+ *            ("cpu-clock", "cycles:u", "r01c2:u"): pmclog_alloc.name.  When
+ *            the recorder gave none, the module's spelling of the same
+ *            event: its PMCLOG_EVENTS name, or r and config in hex for
+ *            PMCLOG_EV_RAW, then :u or :k if only that mode is counted
+ *            ("r1c2:u").  Before ABI 1.3 the module wrote the
+ *            PMCLOG_EVENTS name alone ("raw" for every raw event).
+ *
+ * Built by pmclog_rec_pmcallocate().
  */
 struct pmclog_pmcallocate {
 	struct pmclog_header header;
@@ -207,13 +258,15 @@ struct pmclog_pmcallocate {
 	__u32	flags;
 	__u64	config;
 	__u64	period;
-	char	name[32];
+	char	name[PMCLOG_EVENT_NAME_LEN];
 };
 
 /*
  * PCSAMPLE, 32 bytes: the PC of an interrupted thread.  header.cpu is the
  * CPU, header.pmcid the PMC, PMCLOG_HF_USER in header.flags says user mode.
  * pid and tid are in the initial pid namespace; pid 0 is the idle task.
+ *
+ * Built by pmclog_rec_pcsample().
  */
 struct pmclog_pcsample {
 	struct pmclog_header header;
@@ -239,6 +292,8 @@ struct pmclog_pcsample {
  *            special mapping ("[vdso]")
  *
  * A MAP_IN over addresses already mapped replaces what was there.
+ *
+ * Built by pmclog_rec_map_in().
  */
 struct pmclog_map_in {
 	struct pmclog_header header;
@@ -255,7 +310,11 @@ struct pmclog_map_in {
 #define PMCLOG_MAP_F_INITIAL	0x4U	/* already there when the log started */
 #define PMCLOG_MAP_F_INIT	0x8U	/* a module's init text, gone once live */
 
-/* MAP_OUT, 40 bytes: [start, end) of pid no longer holds code. */
+/*
+ * MAP_OUT, 40 bytes: [start, end) of pid no longer holds code.
+ *
+ * Built by pmclog_rec_map_out().
+ */
 struct pmclog_map_out {
 	struct pmclog_header header;
 	__u32	pid;
@@ -268,6 +327,8 @@ struct pmclog_map_out {
  * PROCEXEC, 24 bytes + path: pid replaced its image with the executable
  * path.  Written when the old address space is gone and before the MAP_INs
  * of the new image: a reader forgets every map of pid here.
+ *
+ * Built by pmclog_rec_procexec().
  */
 struct pmclog_procexec {
 	struct pmclog_header header;
@@ -280,6 +341,8 @@ struct pmclog_procexec {
  * PROCFORK, 24 bytes: ppid created the process pid, whose maps start as a
  * copy of ppid's.  PMCLOG_HF_UNFOLLOWED in header.flags: a log that
  * follows descendants could not follow this one.
+ *
+ * Built by pmclog_rec_procfork().
  */
 struct pmclog_procfork {
 	struct pmclog_header header;
@@ -291,6 +354,8 @@ struct pmclog_procfork {
  * PROCEXIT, 24 bytes: the last thread of pid exited with status; one per
  * process, written when no thread of it can run user code any more.  Its
  * maps stay valid for samples taken before this record.
+ *
+ * Built by pmclog_rec_procexit().
  */
 struct pmclog_procexit {
 	struct pmclog_header header;
@@ -301,6 +366,8 @@ struct pmclog_procexit {
 /*
  * DROPNOTIFY, 32 bytes: what header.cpu lost since its previous
  * DROPNOTIFY.  Written before the next record that CPU manages to log.
+ *
+ * Built by pmclog_rec_dropnotify().
  */
 struct pmclog_dropnotify {
 	struct pmclog_header header;
@@ -321,6 +388,8 @@ struct pmclog_dropnotify {
  *   start   first byte of the function
  *   size    its size in bytes; 0 if unknown (up to the next symbol)
  *   name    NUL-terminated function name
+ *
+ * Built by pmclog_rec_ksymbol().
  */
 struct pmclog_ksymbol {
 	struct pmclog_header header;
@@ -358,6 +427,8 @@ struct pmclog_ksymbol {
  * The samples of a CPU between a THROTTLE and its UNTHROTTLE are missing,
  * not lost: no drop counter includes them.  A log may end (CLOSELOG) with
  * PMCs still throttled.
+ *
+ * Built by pmclog_rec_throttle(), pmclog_rec_unthrottle().
  */
 struct pmclog_throttle {
 	struct pmclog_header header;
@@ -375,18 +446,33 @@ struct pmclog_throttle {
 /* ------------------------------------------------------------------ */
 /* Events                                                             */
 
+/*
+ * The events, each written once: X(NAME, value, name) gives PMCLOG_EV_NAME
+ * its value (PMCALLOCATE.event, pmclog_alloc.event) and the name that
+ * `pmclog record -e` takes and tools print.  CPU_CLOCK is a per-CPU
+ * hrtimer, the others count in the hardware PMU.  RAW is an event select
+ * in the vendor's encoding, in config: "raw" names the kind, a
+ * PMCALLOCATE's name which one ("r01c2").  Values never change; new
+ * events are appended.
+ */
+#define PMCLOG_EVENTS(X)						\
+	X(CPU_CLOCK,		1,	"cpu-clock")			\
+	X(CYCLES,		2,	"cycles")			\
+	X(INSTRUCTIONS,		3,	"instructions")			\
+	X(REF_CYCLES,		4,	"ref-cycles")			\
+	X(BRANCHES,		5,	"branches")			\
+	X(BRANCH_MISSES,	6,	"branch-misses")		\
+	X(CACHE_REFERENCES,	7,	"cache-references")		\
+	X(CACHE_MISSES,		8,	"cache-misses")			\
+	X(RAW,			9,	"raw")
+
+#define __PMCLOG_EV_ENUM(name, value, str)	PMCLOG_EV_##name = (value),
 enum pmclog_event_id {
-	PMCLOG_EV_CPU_CLOCK		= 1,	/* per-CPU hrtimer */
-	PMCLOG_EV_CYCLES		= 2,
-	PMCLOG_EV_INSTRUCTIONS		= 3,
-	PMCLOG_EV_REF_CYCLES		= 4,
-	PMCLOG_EV_BRANCHES		= 5,
-	PMCLOG_EV_BRANCH_MISSES		= 6,
-	PMCLOG_EV_CACHE_REFERENCES	= 7,
-	PMCLOG_EV_CACHE_MISSES		= 8,
-	PMCLOG_EV_RAW			= 9,	/* config is the event select */
-	PMCLOG_EV_MAX_KNOWN		= PMCLOG_EV_RAW,
+	PMCLOG_EVENTS(__PMCLOG_EV_ENUM)
+	PMCLOG_EV_MAX_KNOWN	= PMCLOG_EV_RAW,
 };
+
+#undef __PMCLOG_EV_ENUM
 
 #define PMCLOG_PMC_F_FREQ	0x1U	/* period is a rate in Hz */
 #define PMCLOG_PMC_F_USER	0x2U	/* count in user mode */
@@ -420,17 +506,28 @@ struct pmclog_version {
  *
  *   in:  event, flags, config and period as in PMCALLOCATE; period 0 with
  *        PMCLOG_PMC_F_FREQ is refused; flags without USER or KERNEL mean
- *        both
+ *        both.  (ABI 1.3) name: the event as the user gave it
+ *        (`pmclog record -e`), printable ASCII without spaces,
+ *        NUL-terminated; the module writes it into PMCALLOCATE.  Empty
+ *        (as from an older caller), the module writes its own spelling.
  *   out: pmcid, the id PCSAMPLE records carry
  *
  * Fails with ENODEV (and writes nothing) when the event needs a hardware
  * PMU this machine does not have, with EBUSY when every counter is taken,
- * with EINVAL for an unknown event, flag or a period out of range, and
+ * with EINVAL for an unknown event, flag, a period out of range or (ABI
+ * 1.3) a name that is not NUL-terminated or holds a space, a control
+ * character or a byte above 0x7e, and
  * (ABI 1.2) with ERANGE when the PMC would sample faster than the module
  * parameter max_sample_rate allows (pmclog_pmu_info.max_sample_rate): a
  * PMCLOG_PMC_F_FREQ rate above it, or a cpu-clock period below
  * 1e9 / max_sample_rate ns.  A hardware PMC with a fixed period cannot be
  * judged beforehand; the module throttles it instead (THROTTLE).
+ *
+ * A module older than ABI 1.3 refuses a name with E2BIG (its structure is
+ * shorter, and the bytes past it are not zero); a caller that wants to work
+ * with it asks again with the first PMCLOG_ALLOC_SIZE_VER0 bytes, as perf
+ * does with perf_event_attr.size: _IOC(_IOC_READ | _IOC_WRITE,
+ * PMCLOG_IOC_MAGIC, _IOC_NR(PMCLOG_IOC_ALLOCATE), PMCLOG_ALLOC_SIZE_VER0).
  */
 struct pmclog_alloc {
 	__u32	event;
@@ -439,7 +536,12 @@ struct pmclog_alloc {
 	__u64	period;
 	__u32	pmcid;
 	__u32	__reserved;
+	/* ABI 1.3 */
+	char	name[PMCLOG_EVENT_NAME_LEN];
 };
+
+#define PMCLOG_ALLOC_SIZE_VER0	32	/* ABI 1.0: up to __reserved */
+#define PMCLOG_ALLOC_SIZE_VER1	64	/* ABI 1.3: name */
 
 /*
  * PMCLOG_IOC_ATTACH: say whose samples the log wants, before START.
@@ -548,6 +650,15 @@ struct pmclog_pmu_info {
 #define __PMCLOG_ASSERT(e, m)	_Static_assert(e, m)
 #endif
 #define __PMCLOG_OFFSET(t, f)	__builtin_offsetof(struct t, f)
+#define __PMCLOG_ONE(name, value, x)	+ 1
+
+/* Each list ends at its MAX_KNOWN: an entry appended alone fails here. */
+__PMCLOG_ASSERT(0 PMCLOG_RECORD_TYPES(__PMCLOG_ONE) == PMCLOG_TYPE_MAX_KNOWN,
+		"PMCLOG_RECORD_TYPES and PMCLOG_TYPE_MAX_KNOWN");
+__PMCLOG_ASSERT(0 PMCLOG_EVENTS(__PMCLOG_ONE) == PMCLOG_EV_MAX_KNOWN,
+		"PMCLOG_EVENTS and PMCLOG_EV_MAX_KNOWN");
+__PMCLOG_ASSERT(0 PMCLOG_PMU_KINDS(__PMCLOG_ONE) == PMCLOG_PMU_MAX_KNOWN + 1,
+		"PMCLOG_PMU_KINDS and PMCLOG_PMU_MAX_KNOWN");
 
 __PMCLOG_ASSERT(sizeof(struct pmclog_header) == 16, "header");
 __PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_header, length) == 2, "header.length");
@@ -572,7 +683,9 @@ __PMCLOG_ASSERT(sizeof(struct pmclog_ksymbol) == 40, "KSYMBOL");
 __PMCLOG_ASSERT(sizeof(struct pmclog_throttle) == 32, "THROTTLE");
 __PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_throttle, stopped_ns) == 24, "THROTTLE.stopped_ns");
 __PMCLOG_ASSERT(sizeof(struct pmclog_version) == 8, "pmclog_version");
-__PMCLOG_ASSERT(sizeof(struct pmclog_alloc) == 32, "pmclog_alloc");
+__PMCLOG_ASSERT(sizeof(struct pmclog_alloc) == PMCLOG_ALLOC_SIZE_VER1, "pmclog_alloc");
+__PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_alloc, name) == PMCLOG_ALLOC_SIZE_VER0,
+		"pmclog_alloc.name");
 __PMCLOG_ASSERT(sizeof(struct pmclog_attach) == 16, "pmclog_attach");
 __PMCLOG_ASSERT(sizeof(struct pmclog_pmu_info) == 200, "pmclog_pmu_info");
 __PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_pmu_info, events) == 8, "pmclog_pmu_info.events");
@@ -582,6 +695,7 @@ __PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_pmu_info, reason) == 48, "pmclog_pmu_info
 __PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_pmu_info, throttles) == 176,
 		"pmclog_pmu_info.throttles");
 
+#undef __PMCLOG_ONE
 #undef __PMCLOG_OFFSET
 #undef __PMCLOG_ASSERT
 

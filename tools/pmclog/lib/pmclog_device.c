@@ -168,10 +168,25 @@ int pmclog_device__pmu_info(struct pmclog_device *dev,
 	return ret;
 }
 
+/* ALLOCATE with only the ABI 1.0 part of struct pmclog_alloc (no name). */
+#define PMCLOG_IOC_ALLOCATE_VER0 \
+	_IOC(_IOC_READ | _IOC_WRITE, PMCLOG_IOC_MAGIC, _IOC_NR(PMCLOG_IOC_ALLOCATE), \
+	     PMCLOG_ALLOC_SIZE_VER0)
+
 int pmclog_device__allocate(struct pmclog_device *dev,
 			    struct pmclog_alloc *alloc)
 {
-	return dev_ioctl(dev, PMCLOG_IOC_ALLOCATE, alloc);
+	int ret = dev_ioctl(dev, PMCLOG_IOC_ALLOCATE, alloc);
+
+	/*
+	 * A module before ABI 1.3 refuses the longer structure (E2BIG, from
+	 * copy_struct_from_user()): ask it again in the one it knows, as
+	 * perf does with perf_event_attr.size.  It then names the event its
+	 * own way.
+	 */
+	if (ret == -E2BIG)
+		ret = dev_ioctl(dev, PMCLOG_IOC_ALLOCATE_VER0, alloc);
+	return ret;
 }
 
 int pmclog_device__attach(struct pmclog_device *dev,

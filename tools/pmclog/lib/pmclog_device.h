@@ -70,7 +70,10 @@ __u32 pmclog_device__abi_version(const struct pmclog_device *dev);
 int pmclog_device__pmu_info(struct pmclog_device *dev,
 			    struct pmclog_pmu_info *info);
 
-/* PMCLOG_IOC_ALLOCATE: alloc->pmcid is set on success. */
+/*
+ * PMCLOG_IOC_ALLOCATE: alloc->pmcid is set on success.  A module before
+ * ABI 1.3 is asked again without alloc->name (it names the event itself).
+ */
 int pmclog_device__allocate(struct pmclog_device *dev,
 			    struct pmclog_alloc *alloc);
 

@@ -5,17 +5,11 @@
 
 #include "pmclog_events.h"
 
+#define EVENT_NAME(name, value, str)	[PMCLOG_EV_##name] = str,
 static const char *const event_names[] = {
-	[PMCLOG_EV_CPU_CLOCK]		= "cpu-clock",
-	[PMCLOG_EV_CYCLES]		= "cycles",
-	[PMCLOG_EV_INSTRUCTIONS]	= "instructions",
-	[PMCLOG_EV_REF_CYCLES]		= "ref-cycles",
-	[PMCLOG_EV_BRANCHES]		= "branches",
-	[PMCLOG_EV_BRANCH_MISSES]	= "branch-misses",
-	[PMCLOG_EV_CACHE_REFERENCES]	= "cache-references",
-	[PMCLOG_EV_CACHE_MISSES]	= "cache-misses",
-	[PMCLOG_EV_RAW]			= "raw",
+	PMCLOG_EVENTS(EVENT_NAME)
 };
+#undef EVENT_NAME
 
 _Static_assert(sizeof(event_names) / sizeof(event_names[0]) ==
 	       PMCLOG_EV_MAX_KNOWN + 1, "a name for every event");
@@ -100,10 +94,16 @@ int pmclog_event_parse(const char *spec, struct pmclog_alloc *alloc)
 		err = parse_raw(spec + 1, len - 1, &config);
 		event = PMCLOG_EV_RAW;
 	}
+	/* Every valid spec fits; a longer one is no event this parser knows. */
+	if (!err && strlen(spec) >= sizeof(alloc->name))
+		err = -EINVAL;
 	if (err)
 		return err;
 	alloc->event = event;
 	alloc->config = config;
 	alloc->flags = (alloc->flags & ~(PMCLOG_PMC_F_USER | PMCLOG_PMC_F_KERNEL)) | mode;
+	/* The module writes it as PMCALLOCATE's name (ABI 1.3). */
+	memset(alloc->name, 0, sizeof(alloc->name));
+	memcpy(alloc->name, spec, strlen(spec));
 	return 0;
 }

@@ -9,8 +9,9 @@
 #include <linux/pmclog.h>
 
 /*
- * Parse an event specification into alloc's event, config and flags
- * (period and the FREQ flag are left alone):
+ * Parse an event specification into alloc's event, config, flags and name
+ * (period and the FREQ flag are left alone); name is the specification
+ * itself, which the module writes as PMCALLOCATE's name:
  *
  *   NAME[:MOD]     a name from pmclog_event_name(): cpu-clock, cycles, ...
  *   rHEX[:MOD]     a raw event select, in the vendor's encoding

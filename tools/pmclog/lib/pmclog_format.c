@@ -36,20 +36,18 @@ static const char *vendor_name(unsigned int vendor)
 	}
 }
 
+#define PMU_NAME(name, value, str)	[PMCLOG_PMU_##name] = str,
+static const char *const pmu_names[] = {
+	PMCLOG_PMU_KINDS(PMU_NAME)
+};
+#undef PMU_NAME
+
+_Static_assert(sizeof(pmu_names) / sizeof(pmu_names[0]) ==
+	       PMCLOG_PMU_MAX_KNOWN + 1, "a name for every PMU kind");
+
 const char *pmclog_pmu_name(unsigned int pmu)
 {
-	switch (pmu) {
-	case PMCLOG_PMU_NONE:
-		return "none";
-	case PMCLOG_PMU_INTEL_ARCH:
-		return "intel-arch";
-	case PMCLOG_PMU_AMD_CORE:
-		return "amd-core";
-	case PMCLOG_PMU_AMD_K7:
-		return "amd-k7";
-	default:
-		return NULL;
-	}
+	return pmu <= PMCLOG_PMU_MAX_KNOWN ? pmu_names[pmu] : NULL;
 }
 
 const char *pmclog_throttle_reason_name(unsigned int reason)

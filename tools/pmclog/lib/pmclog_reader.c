@@ -55,37 +55,18 @@ struct pmclog_reader {
 	__u64 rec[PMCLOG_RECORD_MAX / sizeof(__u64)];
 };
 
+/* Both tables from PMCLOG_RECORD_TYPES, the uapi header's one list. */
+#define RECORD_MIN_SIZE(name, value, type)	[PMCLOG_TYPE_##name] = sizeof(type),
 static const size_t record_min_size[] = {
-	[PMCLOG_TYPE_INITIALIZE]	= sizeof(struct pmclog_initialize),
-	[PMCLOG_TYPE_CLOSELOG]		= sizeof(struct pmclog_closelog),
-	[PMCLOG_TYPE_PMCALLOCATE]	= sizeof(struct pmclog_pmcallocate),
-	[PMCLOG_TYPE_PCSAMPLE]		= sizeof(struct pmclog_pcsample),
-	[PMCLOG_TYPE_MAP_IN]		= sizeof(struct pmclog_map_in),
-	[PMCLOG_TYPE_MAP_OUT]		= sizeof(struct pmclog_map_out),
-	[PMCLOG_TYPE_PROCEXEC]		= sizeof(struct pmclog_procexec),
-	[PMCLOG_TYPE_PROCFORK]		= sizeof(struct pmclog_procfork),
-	[PMCLOG_TYPE_PROCEXIT]		= sizeof(struct pmclog_procexit),
-	[PMCLOG_TYPE_DROPNOTIFY]	= sizeof(struct pmclog_dropnotify),
-	[PMCLOG_TYPE_KSYMBOL]		= sizeof(struct pmclog_ksymbol),
-	[PMCLOG_TYPE_THROTTLE]		= sizeof(struct pmclog_throttle),
-	[PMCLOG_TYPE_UNTHROTTLE]	= sizeof(struct pmclog_throttle),
+	PMCLOG_RECORD_TYPES(RECORD_MIN_SIZE)
 };
+#undef RECORD_MIN_SIZE
 
+#define RECORD_TYPE_NAME(name, value, type)	[PMCLOG_TYPE_##name] = #name,
 static const char *const record_type_name[] = {
-	[PMCLOG_TYPE_INITIALIZE]	= "INITIALIZE",
-	[PMCLOG_TYPE_CLOSELOG]		= "CLOSELOG",
-	[PMCLOG_TYPE_PMCALLOCATE]	= "PMCALLOCATE",
-	[PMCLOG_TYPE_PCSAMPLE]		= "PCSAMPLE",
-	[PMCLOG_TYPE_MAP_IN]		= "MAP_IN",
-	[PMCLOG_TYPE_MAP_OUT]		= "MAP_OUT",
-	[PMCLOG_TYPE_PROCEXEC]		= "PROCEXEC",
-	[PMCLOG_TYPE_PROCFORK]		= "PROCFORK",
-	[PMCLOG_TYPE_PROCEXIT]		= "PROCEXIT",
-	[PMCLOG_TYPE_DROPNOTIFY]	= "DROPNOTIFY",
-	[PMCLOG_TYPE_KSYMBOL]		= "KSYMBOL",
-	[PMCLOG_TYPE_THROTTLE]		= "THROTTLE",
-	[PMCLOG_TYPE_UNTHROTTLE]	= "UNTHROTTLE",
+	PMCLOG_RECORD_TYPES(RECORD_TYPE_NAME)
 };
+#undef RECORD_TYPE_NAME
 
 _Static_assert(sizeof(record_min_size) / sizeof(record_min_size[0]) ==
 	       PMCLOG_TYPE_MAX_KNOWN + 1, "a size for every known type");

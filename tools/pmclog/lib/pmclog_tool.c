@@ -4,6 +4,10 @@
  */
 #include "pmclog_tool.h"
 
+/* A type appended to PMCLOG_RECORD_TYPES needs its member and case here. */
+_Static_assert(PMCLOG_TYPE_MAX_KNOWN == PMCLOG_TYPE_UNTHROTTLE,
+	       "struct pmclog_tool has a callback for every known type");
+
 static pmclog_tool_fn type_fn(const struct pmclog_tool *t, unsigned int type)
 {
 	switch (type) {
