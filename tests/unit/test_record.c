@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "log_builder.h"
-#include "pmclog.h"
+#include "builtin.h"
 #include "pmclog_internal.h"
 #include "pmclog_reader.h"
 

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <sysexits.h>
 
-#include "pmclog.h"
+#include "builtin.h"
 #include "pmclog_device.h"
 #include "pmclog_events.h"
 #include "pmclog_format.h"

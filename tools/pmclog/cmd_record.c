@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pmclog.h"
+#include "builtin.h"
 #include "pmclog_device.h"
 #include "pmclog_events.h"
 #include "pmclog_kallsyms.h"

@@ -24,7 +24,7 @@
 #include <sysexits.h>
 #include <unistd.h>
 
-#include "pmclog.h"
+#include "builtin.h"
 #include "pmclog_reader.h"
 #include "pmclog_replay.h"
 #include "pmclog_report.h"

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <sysexits.h>
 
-#include "pmclog.h"
+#include "builtin.h"
 #include "pmclog_device.h"
 
 static void print_abi(const char *who, __u32 v)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sysexits.h>
 
-#include "pmclog.h"
+#include "builtin.h"
 
 static const struct pmclog_command commands[] = {
 	{ "record", cmd_record,

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <sysexits.h>
 
-#include "pmclog.h"
+#include "builtin.h"
 
 int print_libpmclog(enum pmclog_print_level level, const char *fmt, va_list ap)
 {

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pmclog(1) internals: the subcommands and what they share.
+ * pmclog(1)'s commands (cmd_*.c, as perf's tools/perf/builtin.h declares
+ * its builtin-*.c) and what they share (util.c).  Not libpmclog: the
+ * library's headers are lib/pmclog_*.h.
  */
-#ifndef PMCLOG_H
-#define PMCLOG_H
+#ifndef PMCLOG_BUILTIN_H
+#define PMCLOG_BUILTIN_H
 
 #include <stdarg.h>
 #include <linux/pmclog.h>
@@ -43,4 +45,4 @@ int device_open_status(int err);
 /* The libpmclog print callback of the tool: "pmclog: MESSAGE" on stderr. */
 int print_libpmclog(enum pmclog_print_level level, const char *fmt, va_list ap);
 
-#endif /* PMCLOG_H */
+#endif /* PMCLOG_BUILTIN_H */
