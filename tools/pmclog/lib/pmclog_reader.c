@@ -4,8 +4,13 @@
  *
  * Bytes arrive in r->buf, from pmclog_reader__feed() (memory mode) or from
  * read(2) on r->fd (fd mode); [head, tail) is what is buffered and not yet
- * consumed.  A record is only consumed once it is whole: it is then
- * copied to r->rec, which is 8-byte aligned, and described to the caller.
+ * consumed.  A record is only consumed once it is whole, and is described
+ * to the caller where it lies, r->rec: not copied again.  It is 8-byte
+ * aligned there, for the typed structs: buf comes from realloc(), head is
+ * 0 after every compaction (buf_reserve()) and only ever moves by the
+ * length of a valid record, a multiple of 8.  The next call that may move
+ * the buffer (feed, next, free) is where the record stops being valid, as
+ * the API says.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,8 +56,8 @@ struct pmclog_reader {
 	struct pmclog_initialize init;
 	char cpu_id[sizeof(((struct pmclog_initialize *)0)->cpu_id) + 1];
 
-	/* The current record, aligned for the typed structs. */
-	__u64 rec[PMCLOG_RECORD_MAX / sizeof(__u64)];
+	/* The current record, in buf. */
+	const unsigned char *rec;
 };
 
 /* Both tables from PMCLOG_RECORD_TYPES, the uapi header's one list. */
@@ -492,7 +497,7 @@ int pmclog_reader__next(struct pmclog_reader *r, struct pmclog_record *ev)
 	if (ret <= 0)
 		return ret;
 
-	memcpy(r->rec, r->buf + r->head, h.length);
+	r->rec = r->buf + r->head;
 	buf_consume(r, h.length);
 
 	*ev = (struct pmclog_record){ .type = h.type, .length = h.length };

@@ -3,10 +3,13 @@
  * libpmclog writer: save a log, keep its counts, add the recorder's
  * records.  See pmclog_writer.h.
  *
- * The input is held in w->buf (log offsets [w->base, w->base + w->len))
- * until it is saved: at once for whole records, except that CLOSELOG's
- * callback saves what precedes it and then the synthetic records, before
- * CLOSELOG itself goes.  The decoding is a pmclog_reader fed the same
+ * The input not saved yet is log offsets [w->base, w->base + w->len +
+ * w->cur_len): what an earlier call held back (an incomplete record, in
+ * w->buf), then the rest of the caller's buffer in this call (w->cur).
+ * Whole records are saved at once, from the caller's buffer, except that
+ * CLOSELOG's callback saves what precedes it and then the synthetic
+ * records, before CLOSELOG itself goes; only what is left at the end of a
+ * call is copied.  The decoding is a pmclog_reader fed the same
  * bytes, and the writer is a pmclog_tool: every record also goes to the
  * stats' tool.
  */
@@ -33,9 +36,11 @@ struct pmclog_writer {
 	int err;		/* sticky write(2) error, negative */
 	__u64 closelog_end;	/* log offset just past CLOSELOG; 0: none yet */
 
-	unsigned char *buf;	/* input not saved yet */
+	unsigned char *buf;	/* input held back from an earlier call */
 	size_t len, cap;
 	__u64 base;		/* log offset of buf[0] */
+	const unsigned char *cur;	/* the caller's, during a call: after buf */
+	size_t cur_len;
 	__u64 written;		/* bytes in the file */
 
 	unsigned char *synth;	/* the synthetic records, staged */
@@ -69,14 +74,27 @@ static void write_out(struct pmclog_writer *w, const void *p, size_t n)
 	}
 }
 
-/* Save the input up to log offset upto (within what is held). */
+/* The log offset just past the input given so far. */
+static __u64 input_end(const struct pmclog_writer *w)
+{
+	return w->base + w->len + w->cur_len;
+}
+
+/* Save the input up to log offset upto: what was held, then the caller's. */
 static void save_input(struct pmclog_writer *w, __u64 upto)
 {
 	size_t n = (size_t)(upto - w->base);
+	size_t held = n < w->len ? n : w->len;
 
-	write_out(w, w->buf, n);
-	memmove(w->buf, w->buf + n, w->len - n);
-	w->len -= n;
+	if (held) {
+		write_out(w, w->buf, held);
+		memmove(w->buf, w->buf + held, w->len - held);
+		w->len -= held;
+	}
+	n -= held;
+	write_out(w, w->cur, n);
+	w->cur += n;
+	w->cur_len -= n;
 	w->base = upto;
 }
 
@@ -180,9 +198,9 @@ static void decode(struct pmclog_writer *w)
 		return;
 	}
 	w->undecoded = true;
-	if (ret == 0 && w->base + w->len > w->closelog_end)
+	if (ret == 0 && input_end(w) > w->closelog_end)
 		pr_warn("%s: %llu bytes after CLOSELOG (offset %llu), which ends a log: saved as read, not counted\n",
-			w->name, (unsigned long long)(w->base + w->len - w->closelog_end),
+			w->name, (unsigned long long)(input_end(w) - w->closelog_end),
 			(unsigned long long)w->closelog_end);
 	else if (ret)
 		pr_warn("%s: %s; the log is saved as read from there on, but not counted\n",
@@ -236,28 +254,30 @@ static void out_of_memory(struct pmclog_writer *w, __u64 off)
 
 int pmclog_writer__write(struct pmclog_writer *w, const void *buf, size_t len)
 {
-	__u64 off = w->base + w->len;	/* of buf */
+	__u64 off = input_end(w);	/* of buf */
 	int err = w->err;
 
 	if (w->finished || (!buf && len))
 		return pmclog_err(EINVAL);
-	if (PMCLOG_GROW(w->buf, w->cap, w->len + len)) {
-		/* Not even held: what was, then buf, as they are. */
-		out_of_memory(w, off);
-		save_input(w, off);
-		write_out(w, buf, len);
-		w->base += len;
-		goto out;
-	}
-	memcpy(w->buf + w->len, buf, len);
-	w->len += len;
+	w->cur = buf;
+	w->cur_len = len;
 	if (!w->undecoded && pmclog_reader__feed(w->reader, buf, len))
 		out_of_memory(w, off);
 	if (!w->undecoded)
 		decode(w);
 	if (w->undecoded)
-		save_input(w, w->base + w->len);
-out:
+		save_input(w, input_end(w));
+	/* Held back for the next call: the start of an incomplete record. */
+	if (w->cur_len && PMCLOG_GROW(w->buf, w->cap, w->len + w->cur_len)) {
+		out_of_memory(w, input_end(w) - w->cur_len);
+		save_input(w, input_end(w));
+	}
+	if (w->cur_len) {
+		memcpy(w->buf + w->len, w->cur, w->cur_len);
+		w->len += w->cur_len;
+	}
+	w->cur = NULL;
+	w->cur_len = 0;
 	return !err && w->err ? pmclog_err(-w->err) : 0;
 }
 
@@ -269,7 +289,7 @@ int pmclog_writer__finish(struct pmclog_writer *w)
 	if (w->len)
 		pr_warn("%s: the log ends inside a record at offset %llu: saved as read\n",
 			w->name, (unsigned long long)w->base);
-	save_input(w, w->base + w->len);
+	save_input(w, input_end(w));
 	/* A log that stopped without CLOSELOG still gets its symbols. */
 	add_ksymbols(w);
 	return w->err ? pmclog_err(-w->err) : 0;
