@@ -92,9 +92,11 @@ static void save_input(struct pmclog_writer *w, __u64 upto)
 		w->len -= held;
 	}
 	n -= held;
-	write_out(w, w->cur, n);
-	w->cur += n;
-	w->cur_len -= n;
+	if (n) {
+		write_out(w, w->cur, n);
+		w->cur += n;
+		w->cur_len -= n;
+	}
 	w->base = upto;
 }
 
