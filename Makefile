@@ -9,7 +9,8 @@
 #   make demo            boot a VM with the module and profile a workload
 #   make deps            install what the above need (Debian packages)
 #   make lint            checkpatch --strict, sparse, mandoc, pmclog(1) vs options
-#   make install         module (through DKMS when present), tool, library,
+#   make install         module (through DKMS when present), tool, library
+#                        (libpmclog.a, .so, its public headers, libpmclog.pc),
 #                        uapi header, man pages, udev rule; make uninstall
 #
 # KDIR is the kernel build tree the module is built against (default: the
@@ -118,10 +119,9 @@ man-check:
 
 install: tool
 	install -D -m 0755 tools/pmclog/pmclog $(DESTDIR)$(BINDIR)/pmclog
-	install -D -m 0644 tools/pmclog/libpmclog.a $(DESTDIR)$(LIBDIR)/libpmclog.a
+	$(MAKE) -C tools/pmclog install DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" \
+		LIBDIR="$(LIBDIR)" INCLUDEDIR="$(INCLUDEDIR)"
 	install -D -m 0644 include/uapi/linux/pmclog.h $(DESTDIR)$(INCLUDEDIR)/linux/pmclog.h
-	install -D -m 0644 tools/pmclog/lib/pmclog_reader.h \
-		$(DESTDIR)$(INCLUDEDIR)/pmclog/pmclog_reader.h
 	install -D -m 0644 man/pmclog.1 $(DESTDIR)$(MANDIR)/man1/pmclog.1
 	install -D -m 0644 man/libpmclog.3 $(DESTDIR)$(MANDIR)/man3/libpmclog.3
 	install -D -m 0644 man/pmclog.4 $(DESTDIR)$(MANDIR)/man4/pmclog.4
@@ -134,13 +134,12 @@ install: tool
 uninstall:
 	VERSION=$(VERSION) KVER=$(KVER) KDIR=$(KDIR) DESTDIR=$(DESTDIR) DKMS=$(DKMS) \
 		scripts/install-module.sh uninstall
-	rm -f $(DESTDIR)$(BINDIR)/pmclog $(DESTDIR)$(LIBDIR)/libpmclog.a \
-		$(DESTDIR)$(INCLUDEDIR)/linux/pmclog.h \
-		$(DESTDIR)$(INCLUDEDIR)/pmclog/pmclog_reader.h \
+	$(MAKE) -C tools/pmclog uninstall DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" \
+		LIBDIR="$(LIBDIR)" INCLUDEDIR="$(INCLUDEDIR)"
+	rm -f $(DESTDIR)$(BINDIR)/pmclog $(DESTDIR)$(INCLUDEDIR)/linux/pmclog.h \
 		$(DESTDIR)$(MANDIR)/man1/pmclog.1 $(DESTDIR)$(MANDIR)/man3/libpmclog.3 \
 		$(DESTDIR)$(MANDIR)/man4/pmclog.4 \
 		$(DESTDIR)$(UDEVRULESDIR)/60-pmclog.rules
-	-rmdir $(DESTDIR)$(INCLUDEDIR)/pmclog 2>/dev/null
 
 demo: deps tool
 	tests/vm/run.sh --kernels "$(firstword $(KERNELS))" --demo

@@ -13,8 +13,8 @@
 #include <sys/mman.h>
 
 #include "fuzz_common.h"
+#include "pmclog_common.h"
 #include "pmclog_format.h"
-#include "pmclog_print.h"
 #include "pmclog_writer.h"
 
 static void check_writer(const uint8_t *data, size_t size, size_t chunk)

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pmclog_print.h"
+#include "pmclog_common.h"
 
 static char said[4096];
 

@@ -16,7 +16,7 @@
 
 #include "log_builder.h"
 #include "pmclog_kallsyms.h"
-#include "pmclog_maps.h"
+#include "pmclog_internal.h"
 #include "pmclog_reader.h"
 #include "pmclog_replay.h"
 

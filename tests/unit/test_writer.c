@@ -21,7 +21,7 @@
 
 #include "log_builder.h"
 #include "print_capture.h"
-#include "pmclog_print.h"
+#include "pmclog_common.h"
 #include "pmclog_reader.h"
 #include "pmclog_writer.h"
 

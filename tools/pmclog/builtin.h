@@ -10,7 +10,7 @@
 #include <stdarg.h>
 #include <linux/pmclog.h>
 
-#include "pmclog_print.h"
+#include "pmclog_common.h"
 
 /*
  * A subcommand: argv[0] is its name, options follow.  Returns an exit

@@ -14,7 +14,7 @@
  *
  * Every function that can fail returns a negative errno, also in errno.
  * pmclog_device__open() says why it failed, and what to do, through the
- * print callback (pmclog_print.h); the others do not print: their caller
+ * print callback (pmclog_common.h); the others do not print: their caller
  * knows what it asked for, and the errors the ABI documents for each
  * ioctl tell it why.
  */
@@ -25,6 +25,12 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include <linux/pmclog.h>
+
+#include "pmclog_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 struct pmclog_device;
 
@@ -51,45 +57,49 @@ struct pmclog_device_opts {
  * when the file is not a pmclog device, EPROTONOSUPPORT for another ABI
  * major, ENOMEM, EINVAL for bad opts.
  */
-struct pmclog_device *pmclog_device__open(const struct pmclog_device_opts *opts);
+PMCLOG_API struct pmclog_device *pmclog_device__open(const struct pmclog_device_opts *opts);
 
 /* Close the file: sampling stops and the log is freed.  NULL: no-op. */
-void pmclog_device__close(struct pmclog_device *dev);
+PMCLOG_API void pmclog_device__close(struct pmclog_device *dev);
 
 /* The file descriptor, for poll(2); it stays the device's. */
-int pmclog_device__fd(const struct pmclog_device *dev);
+PMCLOG_API int pmclog_device__fd(const struct pmclog_device *dev);
 /* The path it was opened as, for messages. */
-const char *pmclog_device__path(const struct pmclog_device *dev);
+PMCLOG_API const char *pmclog_device__path(const struct pmclog_device *dev);
 /* The module's packed ABI version (PMCLOG_ABI_VERSION()). */
-__u32 pmclog_device__abi_version(const struct pmclog_device *dev);
+PMCLOG_API __u32 pmclog_device__abi_version(const struct pmclog_device *dev);
 
 /*
  * PMCLOG_IOC_GET_PMU, reason NUL-terminated.  -ENOTTY from a module older
  * than ABI 1.1.
  */
-int pmclog_device__pmu_info(struct pmclog_device *dev,
-			    struct pmclog_pmu_info *info);
+PMCLOG_API int pmclog_device__pmu_info(struct pmclog_device *dev,
+				       struct pmclog_pmu_info *info);
 
 /*
  * PMCLOG_IOC_ALLOCATE: alloc->pmcid is set on success.  A module before
  * ABI 1.3 is asked again without alloc->name (it names the event itself).
  */
-int pmclog_device__allocate(struct pmclog_device *dev,
-			    struct pmclog_alloc *alloc);
+PMCLOG_API int pmclog_device__allocate(struct pmclog_device *dev,
+				       struct pmclog_alloc *alloc);
 
 /* PMCLOG_IOC_ATTACH. */
-int pmclog_device__attach(struct pmclog_device *dev,
-			  const struct pmclog_attach *at);
+PMCLOG_API int pmclog_device__attach(struct pmclog_device *dev,
+				     const struct pmclog_attach *at);
 
 /* PMCLOG_IOC_START, PMCLOG_IOC_STOP. */
-int pmclog_device__start(struct pmclog_device *dev);
-int pmclog_device__stop(struct pmclog_device *dev);
+PMCLOG_API int pmclog_device__start(struct pmclog_device *dev);
+PMCLOG_API int pmclog_device__stop(struct pmclog_device *dev);
 
 /*
  * read(2) whole records into buf (EINTR is retried).
  * Return: the bytes read; 0 once the log ended (after CLOSELOG); a
  * negative errno (-EAGAIN: nothing waiting, on a non-blocking file).
  */
-ssize_t pmclog_device__read(struct pmclog_device *dev, void *buf, size_t len);
+PMCLOG_API ssize_t pmclog_device__read(struct pmclog_device *dev, void *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PMCLOG_DEVICE_H */

@@ -18,21 +18,27 @@
 #include <stdio.h>
 #include <linux/pmclog.h>
 
+#include "pmclog_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct pmclog_kallsyms;
 
 /*
  * Read f (the format of /proc/kallsyms).  Return 0, -ENOMEM, or -EPERM
  * when every address reads as 0 (kptr_restrict, no CAP_SYSLOG).
  */
-int pmclog_kallsyms__read(FILE *f, struct pmclog_kallsyms **out);
-void pmclog_kallsyms__free(struct pmclog_kallsyms *ks);
-size_t pmclog_kallsyms__count(const struct pmclog_kallsyms *ks);
+PMCLOG_API int pmclog_kallsyms__read(FILE *f, struct pmclog_kallsyms **out);
+PMCLOG_API void pmclog_kallsyms__free(struct pmclog_kallsyms *ks);
+PMCLOG_API size_t pmclog_kallsyms__count(const struct pmclog_kallsyms *ks);
 
 /*
  * Mark the symbol that holds pc (a kernel sample's): return whether one
  * does.  Symbols keep the size to the next one of their object.
  */
-bool pmclog_kallsyms__mark(struct pmclog_kallsyms *ks, __u64 pc);
+PMCLOG_API bool pmclog_kallsyms__mark(struct pmclog_kallsyms *ks, __u64 pc);
 
 /*
  * Call fn with the KSYMBOL record (PMCLOG_HF_SYNTH, tstamp and cpu:
@@ -42,8 +48,12 @@ bool pmclog_kallsyms__mark(struct pmclog_kallsyms *ks, __u64 pc);
  */
 typedef int (*pmclog_kallsyms_record_fn)(void *ctx,
 					 const struct pmclog_ksymbol *rec);
-int pmclog_kallsyms__foreach_record(const struct pmclog_kallsyms *ks, bool marked,
-				    __u64 tstamp, __u16 cpu,
-				    pmclog_kallsyms_record_fn fn, void *ctx);
+PMCLOG_API int pmclog_kallsyms__foreach_record(const struct pmclog_kallsyms *ks, bool marked,
+					       __u64 tstamp, __u16 cpu,
+					       pmclog_kallsyms_record_fn fn, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PMCLOG_KALLSYMS_H */

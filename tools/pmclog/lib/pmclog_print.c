@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libpmclog print: the print callback, and the options-structure check
- * every constructor shares.  See pmclog_print.h.
+ * every constructor shares.  See pmclog_common.h.
  */
 #include <stdarg.h>
 #include <stdio.h>

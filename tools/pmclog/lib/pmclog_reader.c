@@ -102,6 +102,8 @@ static int reader_fail(struct pmclog_reader *r, int err, const char *fmt, ...)
 	va_end(ap);
 	r->state = RS_ERROR;
 	r->err = err;
+	/* The caller decides whether this is worth a warning: debug here. */
+	pr_debug("reader: %s\n", r->errmsg);
 	if (r->log_fn)
 		r->log_fn(r->log_ctx, r->errmsg);
 	return pmclog_err(-err);

@@ -7,9 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmclog_array.h"
 #include "pmclog_internal.h"
-#include "pmclog_maps.h"
 #include "pmclog_replay.h"
 #include "pmclog_tool.h"
 

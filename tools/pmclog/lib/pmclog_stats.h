@@ -13,7 +13,12 @@
 #include <stdbool.h>
 #include <linux/pmclog.h>
 
+#include "pmclog_common.h"
 #include "pmclog_tool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 struct pmclog_stats {
 	struct pmclog_tool tool;
@@ -30,13 +35,17 @@ struct pmclog_stats {
 };
 
 /* Zero the totals and set the tool's callbacks. */
-void pmclog_stats__init(struct pmclog_stats *st);
+PMCLOG_API void pmclog_stats__init(struct pmclog_stats *st);
 
 /*
  * The drops of the log: CLOSELOG's totals once it was seen (they count
  * what no DROPNOTIFY could tell any more), else the DROPNOTIFY sums.
  */
-__u64 pmclog_stats__samples_dropped(const struct pmclog_stats *st);
-__u64 pmclog_stats__records_dropped(const struct pmclog_stats *st);
+PMCLOG_API __u64 pmclog_stats__samples_dropped(const struct pmclog_stats *st);
+PMCLOG_API __u64 pmclog_stats__records_dropped(const struct pmclog_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PMCLOG_STATS_H */

@@ -13,6 +13,7 @@
 #ifndef PMCLOG_TOOL_H
 #define PMCLOG_TOOL_H
 
+#include "pmclog_common.h"
 #include "pmclog_reader.h"
 
 #ifdef __cplusplus
@@ -47,8 +48,8 @@ struct pmclog_tool {
  * Hand rec to tool: its record callback, then the one of its type.
  * Return: 0, or the first non-zero callback return.
  */
-int pmclog_tool__deliver(struct pmclog_tool *tool,
-			 const struct pmclog_record *rec);
+PMCLOG_API int pmclog_tool__deliver(struct pmclog_tool *tool,
+				    const struct pmclog_record *rec);
 
 /*
  * Deliver every record r has left to tool.
@@ -57,7 +58,7 @@ int pmclog_tool__deliver(struct pmclog_tool *tool,
  * more bytes; call again after feeding them); or a callback's non-zero
  * return, which stops the walk after that record.
  */
-int pmclog_tool__process(struct pmclog_tool *tool, struct pmclog_reader *r);
+PMCLOG_API int pmclog_tool__process(struct pmclog_tool *tool, struct pmclog_reader *r);
 
 #ifdef __cplusplus
 }

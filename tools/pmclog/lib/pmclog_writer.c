@@ -18,7 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pmclog_array.h"
 #include "pmclog_internal.h"
 #include "pmclog_writer.h"
 

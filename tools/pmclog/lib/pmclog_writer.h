@@ -28,8 +28,13 @@
 #include <stddef.h>
 #include <linux/pmclog.h>
 
+#include "pmclog_common.h"
 #include "pmclog_kallsyms.h"
 #include "pmclog_stats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 struct pmclog_writer;
 
@@ -51,8 +56,8 @@ struct pmclog_writer_opts {
  * Return: the writer, or NULL with errno set (ENOMEM, EINVAL for bad opts);
  * opts->ksyms is freed either way.
  */
-struct pmclog_writer *pmclog_writer__new(int fd,
-					 const struct pmclog_writer_opts *opts);
+PMCLOG_API struct pmclog_writer *pmclog_writer__new(int fd,
+						    const struct pmclog_writer_opts *opts);
 
 /*
  * Save len bytes of the log, the next ones: whole records, as read(2)
@@ -61,23 +66,27 @@ struct pmclog_writer *pmclog_writer__new(int fd,
  * Return: 0, or the negative errno of a write(2) that failed in this
  * call (the error is then sticky).
  */
-int pmclog_writer__write(struct pmclog_writer *w, const void *buf, size_t len);
+PMCLOG_API int pmclog_writer__write(struct pmclog_writer *w, const void *buf, size_t len);
 
 /*
  * The log has ended: save what is held back (an incomplete last record)
  * and, for a log without CLOSELOG, the synthetic records.
  * Return: 0, or the writer's error.  Further writes fail with EINVAL.
  */
-int pmclog_writer__finish(struct pmclog_writer *w);
+PMCLOG_API int pmclog_writer__finish(struct pmclog_writer *w);
 
 /* The counts of the records given so far, and of the synthetic ones. */
-const struct pmclog_stats *pmclog_writer__stats(const struct pmclog_writer *w);
+PMCLOG_API const struct pmclog_stats *pmclog_writer__stats(const struct pmclog_writer *w);
 /* Bytes saved in the file. */
-__u64 pmclog_writer__written(const struct pmclog_writer *w);
+PMCLOG_API __u64 pmclog_writer__written(const struct pmclog_writer *w);
 /* The sticky write(2) error, as a negative errno; 0 if none. */
-int pmclog_writer__error(const struct pmclog_writer *w);
+PMCLOG_API int pmclog_writer__error(const struct pmclog_writer *w);
 
 /* Free the writer (NULL: no-op); fd stays open. */
-void pmclog_writer__free(struct pmclog_writer *w);
+PMCLOG_API void pmclog_writer__free(struct pmclog_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PMCLOG_WRITER_H */

@@ -1,6 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * libpmclog print: where the library's messages go.
+ * libpmclog common: what every public header of the library shares.
+ *
+ * PMCLOG_API marks the library's interface, as LIBBPF_API does libbpf's:
+ * the library is built with -fvisibility=hidden, so only what is marked
+ * is exported from libpmclog.so, and libpmclog.map (the linker's version
+ * script) names each of those symbols under the version that added it.
+ * What a header declares without it is the library's own business, for
+ * its tests and for the pmclog tool, which link libpmclog.a.
+ *
+ * Where the library's messages go:
  *
  * The library says what went wrong, on which file or offset and what to
  * do, through one callback, as libbpf does with libbpf_set_print():
@@ -9,10 +18,14 @@
  * redirect them, or NULL to silence the library.  Messages end with a
  * newline.  The library never exits.
  */
-#ifndef PMCLOG_PRINT_H
-#define PMCLOG_PRINT_H
+#ifndef PMCLOG_COMMON_H
+#define PMCLOG_COMMON_H
 
 #include <stdarg.h>
+
+#ifndef PMCLOG_API
+#define PMCLOG_API __attribute__((visibility("default")))
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,10 +45,10 @@ typedef int (*pmclog_print_fn_t)(enum pmclog_print_level level,
  * the previous callback.  Not thread-safe: set it once, before the
  * library is used.
  */
-pmclog_print_fn_t pmclog_set_print(pmclog_print_fn_t fn);
+PMCLOG_API pmclog_print_fn_t pmclog_set_print(pmclog_print_fn_t fn);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* PMCLOG_PRINT_H */
+#endif /* PMCLOG_COMMON_H */
