@@ -32,7 +32,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
-#include "pmclog.h"
+#include "pmclog_kern.h"
 
 /* Pending records per CPU; a power of two. */
 #define PMCLOG_DEFER_SLOTS	256U

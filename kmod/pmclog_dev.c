@@ -10,7 +10,7 @@
 #include <linux/poll.h>
 #include <linux/uaccess.h>
 
-#include "pmclog.h"
+#include "pmclog_kern.h"
 
 /* Opens of /dev/pmclog, each with its own log; at most pmclog_maxlogs. */
 static atomic_t pmclog_nr_open = ATOMIC_INIT(0);
@@ -125,7 +125,7 @@ static long pmclog_ioctl_locked(struct pmclog_owner *o, unsigned int cmd,
 	case _IOC_NR(PMCLOG_IOC_GET_PMU):
 		if (_IOC_DIR(cmd) != _IOC_READ)
 			return -ENOTTY;
-		pmclog_pmu_info_fill(&a.pmu);
+		pmclog_x86_pmu_info_fill(&a.pmu);
 		return pmclog_arg_out(uarg, cmd, &a.pmu, sizeof(a.pmu));
 
 	case _IOC_NR(PMCLOG_IOC_START):

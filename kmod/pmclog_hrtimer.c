@@ -19,7 +19,7 @@
 #include <linux/smp.h>
 #include <asm/irq_regs.h>
 
-#include "pmclog.h"
+#include "pmclog_kern.h"
 #include "pmclog_compat.h"
 
 /*

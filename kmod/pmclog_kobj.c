@@ -27,7 +27,7 @@
 #include <linux/string.h>
 #include <asm/page.h>
 
-#include "pmclog.h"
+#include "pmclog_kern.h"
 #include "pmclog_compat.h"
 
 /* The kernel's core text, found once at module init. */

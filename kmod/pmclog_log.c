@@ -20,7 +20,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
-#include "pmclog.h"
+#include "pmclog_kern.h"
 #include "pmclog_compat.h"
 
 /* How long a record may wait for a reader asleep below the watermark. */

@@ -10,7 +10,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 
-#include "pmclog.h"
+#include "pmclog_kern.h"
 
 unsigned int pmclog_nsamples = 32;
 module_param_named(nsamples, pmclog_nsamples, uint, 0444);
@@ -83,7 +83,7 @@ static int __init pmclog_init(void)
 		pr_err("cannot set up the cpu-clock source: %d\n", ret);
 		goto err_proc;
 	}
-	ret = pmclog_pmu_init();
+	ret = pmclog_x86_pmu_init();
 	if (ret) {
 		pr_err("cannot set up the hardware PMU source: %d\n", ret);
 		goto err_hrtimer;
@@ -97,15 +97,15 @@ static int __init pmclog_init(void)
 		PMCLOG_ABI_MAJOR, PMCLOG_ABI_MINOR, PMCLOG_ABI_PATCH,
 		pmclog_nsamples, pmclog_logbuffersize, pmclog_maxlogs,
 		pmclog_max_sample_rate);
-	if (pmclog_pmu_kind() == PMCLOG_PMU_NONE)
+	if (pmclog_x86_pmu_kind() == PMCLOG_PMU_NONE)
 		pr_info("hardware PMU: none, %s; sampling with cpu-clock only\n",
-			pmclog_pmu_describe());
+			pmclog_x86_pmu_describe());
 	else
-		pr_info("hardware PMU: %s\n", pmclog_pmu_describe());
+		pr_info("hardware PMU: %s\n", pmclog_x86_pmu_describe());
 	return 0;
 
 err_pmu:
-	pmclog_pmu_exit();
+	pmclog_x86_pmu_exit();
 err_hrtimer:
 	pmclog_hrtimer_exit();
 err_proc:
@@ -124,7 +124,7 @@ err_scratch:
 static void __exit pmclog_exit(void)
 {
 	pmclog_dev_unregister();
-	pmclog_pmu_exit();
+	pmclog_x86_pmu_exit();
 	pmclog_hrtimer_exit();
 	pmclog_proc_exit_hooks();
 	pmclog_vma_exit();

@@ -23,7 +23,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
-#include "pmclog.h"
+#include "pmclog_kern.h"
 #include "pmclog_compat.h"
 
 static void pmclog_owner_write_initialize(struct pmclog_owner *o)

@@ -433,13 +433,13 @@ bool pmclog_pmu_probe_rw(const struct pmclog_pmu_caps *caps)
 	u64 old, got;
 
 	for (i = 0; i < caps->ngp; i++) {
-		if (pmclog_pmu_rdmsr(pmclog_pmu_ctl_msr(caps, i)) & PMCLOG_EVSEL_EN)
+		if (pmclog_x86_msr_read(pmclog_pmu_ctl_msr(caps, i)) & PMCLOG_EVSEL_EN)
 			continue;
-		old = pmclog_pmu_rdmsr(pmclog_pmu_ctr_msr(caps, i));
-		pmclog_pmu_wrmsr(pmclog_pmu_ctr_write_msr(caps, i), magic);
-		got = pmclog_pmu_rdmsr(pmclog_pmu_ctr_msr(caps, i));
-		pmclog_pmu_wrmsr(pmclog_pmu_ctr_write_msr(caps, i),
-				 old & pmclog_pmu_width_mask(caps, i));
+		old = pmclog_x86_msr_read(pmclog_pmu_ctr_msr(caps, i));
+		pmclog_x86_msr_write(pmclog_pmu_ctr_write_msr(caps, i), magic);
+		got = pmclog_x86_msr_read(pmclog_pmu_ctr_msr(caps, i));
+		pmclog_x86_msr_write(pmclog_pmu_ctr_write_msr(caps, i),
+				     old & pmclog_pmu_width_mask(caps, i));
 		return got == magic;
 	}
 	return true;	/* every counter is counting: something drives a PMU */
@@ -453,11 +453,11 @@ u32 pmclog_pmu_busy(const struct pmclog_pmu_caps *caps)
 	u64 fctl;
 
 	for (i = 0; i < caps->ngp; i++)
-		if (pmclog_pmu_rdmsr(pmclog_pmu_ctl_msr(caps, i)) & PMCLOG_EVSEL_EN)
+		if (pmclog_x86_msr_read(pmclog_pmu_ctl_msr(caps, i)) & PMCLOG_EVSEL_EN)
 			busy |= 1U << i;
 	if (!caps->fixed_mask)
 		return busy;
-	fctl = pmclog_pmu_rdmsr(PMCLOG_MSR_FIXED_CTR_CTRL);
+	fctl = pmclog_x86_msr_read(PMCLOG_MSR_FIXED_CTR_CTRL);
 	for (i = 0; i < PMCLOG_PMU_MAX_FIXED; i++)
 		if ((caps->fixed_mask & (1U << i)) &&
 		    (fctl >> (4 * i)) & (PMCLOG_FIXED_OS | PMCLOG_FIXED_USR))
@@ -468,10 +468,10 @@ u32 pmclog_pmu_busy(const struct pmclog_pmu_caps *caps)
 static void pmclog_pmu_set_fixed(unsigned int slot, u64 field)
 {
 	unsigned int sh = 4 * (slot - PMCLOG_PMU_MAX_GP);
-	u64 v = pmclog_pmu_rdmsr(PMCLOG_MSR_FIXED_CTR_CTRL);
+	u64 v = pmclog_x86_msr_read(PMCLOG_MSR_FIXED_CTR_CTRL);
 
 	v = (v & ~(0xfULL << sh)) | ((field & 0xf) << sh);
-	pmclog_pmu_wrmsr(PMCLOG_MSR_FIXED_CTR_CTRL, v);
+	pmclog_x86_msr_write(PMCLOG_MSR_FIXED_CTR_CTRL, v);
 }
 
 static void pmclog_pmu_set_global(const struct pmclog_pmu_caps *caps,
@@ -482,12 +482,12 @@ static void pmclog_pmu_set_global(const struct pmclog_pmu_caps *caps,
 
 	if (!pmclog_pmu_has_global(caps))
 		return;
-	v = pmclog_pmu_rdmsr(msr);
+	v = pmclog_x86_msr_read(msr);
 	if (on)
 		v |= pmclog_pmu_global_bit(slot);
 	else
 		v &= ~pmclog_pmu_global_bit(slot);
-	pmclog_pmu_wrmsr(msr, v);
+	pmclog_x86_msr_write(msr, v);
 }
 
 static void pmclog_pmu_enable(const struct pmclog_pmu_caps *caps,
@@ -496,7 +496,7 @@ static void pmclog_pmu_enable(const struct pmclog_pmu_caps *caps,
 	if (PMCLOG_PMU_IS_FIXED(slot))
 		pmclog_pmu_set_fixed(slot, s->ctl);
 	else
-		pmclog_pmu_wrmsr(pmclog_pmu_ctl_msr(caps, slot), s->ctl);
+		pmclog_x86_msr_write(pmclog_pmu_ctl_msr(caps, slot), s->ctl);
 	pmclog_pmu_set_global(caps, slot, true);
 }
 
@@ -507,15 +507,15 @@ static void pmclog_pmu_disable(const struct pmclog_pmu_caps *caps,
 	if (PMCLOG_PMU_IS_FIXED(slot))
 		pmclog_pmu_set_fixed(slot, 0);
 	else
-		pmclog_pmu_wrmsr(pmclog_pmu_ctl_msr(caps, slot),
-				 s->ctl & ~PMCLOG_EVSEL_EN);
+		pmclog_x86_msr_write(pmclog_pmu_ctl_msr(caps, slot),
+				     s->ctl & ~PMCLOG_EVSEL_EN);
 }
 
 static void pmclog_pmu_load(const struct pmclog_pmu_caps *caps,
 			    unsigned int slot, u64 val)
 {
-	pmclog_pmu_wrmsr(pmclog_pmu_ctr_write_msr(caps, slot),
-			 val & pmclog_pmu_width_mask(caps, slot));
+	pmclog_x86_msr_write(pmclog_pmu_ctr_write_msr(caps, slot),
+			     val & pmclog_pmu_width_mask(caps, slot));
 }
 
 /* Whether @slot overflowed and its interrupt is not handled yet. */
@@ -523,16 +523,16 @@ static bool pmclog_pmu_slot_overflowed(const struct pmclog_pmu_caps *caps,
 				       unsigned int slot)
 {
 	if (pmclog_pmu_has_global(caps))
-		return pmclog_pmu_rdmsr(pmclog_pmu_global_status_msr(caps)) &
+		return pmclog_x86_msr_read(pmclog_pmu_global_status_msr(caps)) &
 		       pmclog_pmu_global_bit(slot);
-	return !(pmclog_pmu_rdmsr(pmclog_pmu_ctr_msr(caps, slot)) &
+	return !(pmclog_x86_msr_read(pmclog_pmu_ctr_msr(caps, slot)) &
 		 pmclog_pmu_top_bit(caps, slot));
 }
 
 static void pmclog_pmu_ack(const struct pmclog_pmu_caps *caps, u64 gbits)
 {
 	if (pmclog_pmu_has_global(caps) && gbits)
-		pmclog_pmu_wrmsr(pmclog_pmu_global_ack_msr(caps), gbits);
+		pmclog_x86_msr_write(pmclog_pmu_global_ack_msr(caps), gbits);
 }
 
 /*
@@ -551,13 +551,13 @@ void pmclog_pmu_claim(const struct pmclog_pmu_caps *caps,
 
 	*s = *init;
 	if (PMCLOG_PMU_IS_FIXED(slot))
-		s->saved.ctl = (pmclog_pmu_rdmsr(PMCLOG_MSR_FIXED_CTR_CTRL) >>
+		s->saved.ctl = (pmclog_x86_msr_read(PMCLOG_MSR_FIXED_CTR_CTRL) >>
 				(4 * (slot - PMCLOG_PMU_MAX_GP))) & 0xf;
 	else
-		s->saved.ctl = pmclog_pmu_rdmsr(pmclog_pmu_ctl_msr(caps, slot));
-	s->saved.count = pmclog_pmu_rdmsr(pmclog_pmu_ctr_msr(caps, slot));
+		s->saved.ctl = pmclog_x86_msr_read(pmclog_pmu_ctl_msr(caps, slot));
+	s->saved.count = pmclog_x86_msr_read(pmclog_pmu_ctr_msr(caps, slot));
 	s->saved.global_en = pmclog_pmu_has_global(caps) &&
-		(pmclog_pmu_rdmsr(pmclog_pmu_global_ctl_msr(caps)) &
+		(pmclog_x86_msr_read(pmclog_pmu_global_ctl_msr(caps)) &
 		 pmclog_pmu_global_bit(slot));
 
 	pmclog_pmu_disable(caps, s, slot);
@@ -606,7 +606,7 @@ void pmclog_pmu_freeze(const struct pmclog_pmu_caps *caps,
 			pmclog_pmu_ack(caps, pmclog_pmu_global_bit(slot));
 			pc->late_until = now + PMCLOG_PMU_LATE_NS;
 		} else {
-			s->frozen_count = pmclog_pmu_rdmsr(pmclog_pmu_ctr_msr(caps, slot));
+			s->frozen_count = pmclog_x86_msr_read(pmclog_pmu_ctr_msr(caps, slot));
 		}
 		s->frozen_ns = now - s->last_ns;
 	}
@@ -663,15 +663,15 @@ void pmclog_pmu_release(const struct pmclog_pmu_caps *caps,
 	/* No NMI throttles it now: its throttle, if any, ends here. */
 	if (pc->throttled & bit) {
 		pc->throttled &= ~bit;
-		pmclog_pmu_unthrottled(s->pmc, s->throttle_reason, now,
-				       now - s->throttled_at);
+		pmclog_sample_unthrottle(s->pmc, s->throttle_reason, now,
+					 now - s->throttled_at);
 	}
 
 	pmclog_pmu_load(caps, slot, s->saved.count);
 	if (PMCLOG_PMU_IS_FIXED(slot))
 		pmclog_pmu_set_fixed(slot, s->saved.ctl);
 	else
-		pmclog_pmu_wrmsr(pmclog_pmu_ctl_msr(caps, slot), s->saved.ctl);
+		pmclog_x86_msr_write(pmclog_pmu_ctl_msr(caps, slot), s->saved.ctl);
 	pmclog_pmu_set_global(caps, slot, s->saved.global_en);
 }
 
@@ -684,13 +684,13 @@ u32 pmclog_pmu_overflowed(const struct pmclog_pmu_caps *caps,
 	u64 st = 0;
 
 	if (pmclog_pmu_has_global(caps) && active)
-		st = pmclog_pmu_rdmsr(pmclog_pmu_global_status_msr(caps));
+		st = pmclog_x86_msr_read(pmclog_pmu_global_status_msr(caps));
 	while (active) {
 		slot = pmclog_pmu_pop(&active);
 		if (pmclog_pmu_has_global(caps)) {
 			if (st & pmclog_pmu_global_bit(slot))
 				mask |= 1U << slot;
-		} else if (!(pmclog_pmu_rdmsr(pmclog_pmu_ctr_msr(caps, slot)) &
+		} else if (!(pmclog_x86_msr_read(pmclog_pmu_ctr_msr(caps, slot)) &
 			     pmclog_pmu_top_bit(caps, slot))) {
 			mask |= 1U << slot;
 		}
@@ -748,11 +748,11 @@ static void pmclog_pmu_throttle(const struct pmclog_pmu_caps *caps,
 	s->throttled_until = pc->win_start + pc->lim.tick_ns;
 	pc->throttled |= 1U << slot;
 	pc->throttles++;
-	pmclog_pmu_throttled(s->pmc, reason, now);
+	pmclog_sample_throttle(s->pmc, reason, now);
 }
 
 /*
- * The NMI handler's work: sample (pmclog_pmu_sample(pmc, @arg)) and reload
+ * The NMI handler's work: sample (pmclog_sample_take(pmc, @regs)) and reload
  * every overflowed slot, then acknowledge them; with a global status (Intel
  * v2+, AMD PerfMonV2) again while it shows new overflows, a bounded number
  * of rounds.  A slot over the interrupt limits is sampled, then throttled.
@@ -762,7 +762,8 @@ static void pmclog_pmu_throttle(const struct pmclog_pmu_caps *caps,
  * reports the handler's time (pmclog_pmu_nmi_took()).
  */
 int pmclog_pmu_handle_nmi(const struct pmclog_pmu_caps *caps,
-			  struct pmclog_pmu_cpu *pc, u64 now, void *arg)
+			  struct pmclog_pmu_cpu *pc, u64 now,
+			  struct pt_regs *regs)
 {
 	unsigned int round, slot, reason;
 	int handled = 0;
@@ -783,7 +784,7 @@ int pmclog_pmu_handle_nmi(const struct pmclog_pmu_caps *caps,
 
 			slot = pmclog_pmu_pop(&mask);
 			s = &pc->slot[slot];
-			pmclog_pmu_sample(s->pmc, arg);
+			pmclog_sample_take(s->pmc, regs);
 			if (s->target_ns) {
 				u64 max = pmclog_pmu_max_period(caps, slot);
 
@@ -855,7 +856,7 @@ u64 pmclog_pmu_next_unthrottle(const struct pmclog_pmu_cpu *pc)
 /*
  * Restart the throttled slots whose window ended by @now (those whose
  * target is switched out only stop being throttled), telling
- * pmclog_pmu_unthrottled() first.  Returns when the next one may restart,
+ * pmclog_sample_unthrottle() first.  Returns when the next one may restart,
  * 0 if none is left.  With interrupts off; an NMI may come in between,
  * and throttle a slot again once it counts.
  */
@@ -885,8 +886,8 @@ u64 pmclog_pmu_unthrottle(const struct pmclog_pmu_caps *caps,
 			s->last_ns = now - s->frozen_ns;
 		}
 		pc->throttled &= ~bit;
-		pmclog_pmu_unthrottled(s->pmc, s->throttle_reason, now,
-				       now - s->throttled_at);
+		pmclog_sample_unthrottle(s->pmc, s->throttle_reason, now,
+					 now - s->throttled_at);
 		pmclog_pmu_barrier();
 		if (run)
 			pmclog_pmu_enable(caps, s, slot);

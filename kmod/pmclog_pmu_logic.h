@@ -5,11 +5,14 @@
  * sequences (claim, program, freeze, thaw, release), overflow handling and
  * the interrupt limits (throttle, unthrottle).
  *
- * It is compiled into the module and into tests/unit/test_pmu.c.  MSR
- * access and the sample hook are link-time functions that the user of
- * this code supplies: kmod/pmclog_x86_pmu.c with rdmsr/wrmsr and
- * pmclog_sample_take(), the test with a simulated PMU.  No indirect calls
- * on the NMI path, no locks, no allocation anywhere in here.
+ * It is compiled into the module and into tests/unit/test_pmu.c.  It
+ * calls down, never back into its caller: kmod/pmclog_x86_pmu.c calls it,
+ * it reaches the MSRs through kmod/pmclog_x86_msr.c and hands samples and
+ * throttles to kmod/pmclog_sample.c, all link-time functions, which the
+ * test replaces with a simulated PMU.  The NMI path reads
+ * pmclog_x86_pmu_nmi() -> pmclog_pmu_handle_nmi() -> pmclog_x86_msr_*(),
+ * pmclog_sample_take().  No indirect calls on it, no locks, no allocation
+ * anywhere in here.
  *
  * Counters are numbered by "slot": general-purpose counter i is slot i,
  * Intel fixed counter j is slot PMCLOG_PMU_FIXED(j).  A u32 mask of slots
@@ -39,6 +42,9 @@ typedef __s64 s64;
 #endif
 
 #include "../include/uapi/linux/pmclog.h"
+
+struct pmclog_pmc;	/* kmod/pmclog_kern.h; opaque here */
+struct pt_regs;
 
 #define PMCLOG_PMU_MAX_GP	8
 #define PMCLOG_PMU_MAX_FIXED	4
@@ -155,7 +161,7 @@ struct pmclog_pmu_saved {
 
 /* One claimed counter on one CPU.  Written by the owner of the slot. */
 struct pmclog_pmu_slot {
-	void			*pmc;		/* given back to the sample hook */
+	struct pmclog_pmc	*pmc;		/* for pmclog_sample_*() */
 	u64			ctl;		/* control value with enables */
 	u64			period;		/* current; adapted in freq mode */
 	u64			target_ns;	/* freq mode: 1e9 / Hz, else 0 */
@@ -207,18 +213,25 @@ struct pmclog_pmu_cpu {
 	struct pmclog_pmu_slot	slot[PMCLOG_PMU_MAX_SLOTS];
 };
 
-/* Supplied by the user of this code.  May be called in NMI. */
-u64 pmclog_pmu_rdmsr(u32 msr);
-void pmclog_pmu_wrmsr(u32 msr, u64 val);
-void pmclog_pmu_sample(void *pmc, void *arg);
 /*
- * @pmc stopped sampling on this CPU for @reason (PMCLOG_THROTTLE_*) at
- * @now; in NMI.  Then it is restarted, or released, after @stopped_ns;
- * with interrupts off.
+ * MSR access, in kmod/pmclog_x86_msr.c (its twin in tests/unit/test_pmu.c
+ * simulates a PMU).  NMI-safe; a read that faults returns 0.
  */
-void pmclog_pmu_throttled(void *pmc, unsigned int reason, u64 now);
-void pmclog_pmu_unthrottled(void *pmc, unsigned int reason, u64 now,
-			    u64 stopped_ns);
+u64 pmclog_x86_msr_read(u32 msr);
+void pmclog_x86_msr_write(u32 msr, u64 val);
+
+/*
+ * Where samples and throttles go: kmod/pmclog_sample.c (declared there too,
+ * in pmclog_kern.h; the test counts them instead).  pmclog_sample_take()
+ * and pmclog_sample_throttle() run in NMI; pmclog_sample_unthrottle() with
+ * interrupts off, when a throttled slot restarts or is released after
+ * @stopped_ns.
+ */
+void pmclog_sample_take(struct pmclog_pmc *pmc, struct pt_regs *regs);
+void pmclog_sample_throttle(struct pmclog_pmc *pmc, unsigned int reason,
+			    u64 tstamp);
+void pmclog_sample_unthrottle(struct pmclog_pmc *pmc, unsigned int reason,
+			      u64 tstamp, u64 stopped_ns);
 
 /* Detection; returns NULL, or why there is no usable PMU. */
 const char *pmclog_pmu_detect(const struct pmclog_pmu_cpuid *id,
@@ -269,7 +282,8 @@ void pmclog_pmu_release(const struct pmclog_pmu_caps *caps,
 u32 pmclog_pmu_overflowed(const struct pmclog_pmu_caps *caps,
 			  const struct pmclog_pmu_cpu *pc);
 int pmclog_pmu_handle_nmi(const struct pmclog_pmu_caps *caps,
-			  struct pmclog_pmu_cpu *pc, u64 now, void *arg);
+			  struct pmclog_pmu_cpu *pc, u64 now,
+			  struct pt_regs *regs);
 
 /* Throttling, on the CPU whose counters it programs. */
 void pmclog_pmu_nmi_took(struct pmclog_pmu_cpu *pc, u64 start, u64 end);

@@ -35,7 +35,7 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 
-#include "pmclog.h"
+#include "pmclog_kern.h"
 #include "pmclog_compat.h"
 
 /* setup_new_exec(struct linux_binprm *bprm), preemption off. */

@@ -36,7 +36,7 @@
 #include <linux/timekeeping.h>
 #include <asm/processor.h>
 
-#include "pmclog.h"
+#include "pmclog_kern.h"
 
 /*
  * pmclog_rec_header_<TYPE>(r): &r->header, for r of the structure of
@@ -100,22 +100,12 @@ void pmclog_rec_initialize(struct pmclog_initialize *r, unsigned int cpu,
 	r->abi_version = PMCLOG_ABI_CURRENT;
 	r->ncpus = nr_cpu_ids;
 	r->clock = PMCLOG_CLOCK_MONOTONIC;
-	switch (c->x86_vendor) {
-	case X86_VENDOR_INTEL:
-		r->cpu_vendor = PMCLOG_CPU_VENDOR_INTEL;
-		break;
-	case X86_VENDOR_AMD:
-		r->cpu_vendor = PMCLOG_CPU_VENDOR_AMD;
-		break;
-	default:
-		r->cpu_vendor = PMCLOG_CPU_VENDOR_UNKNOWN;
-		break;
-	}
+	/* The vendor and PMU the sources drive (pmclog_x86_pmu.c). */
+	r->cpu_vendor = pmclog_x86_pmu_vendor();
+	r->pmu = pmclog_x86_pmu_kind();
 	r->cpu_family = c->x86;
 	r->cpu_model = c->x86_model;
 	r->cpu_stepping = c->x86_stepping;
-	/* The hardware PMU the sources could drive (pmclog_x86_pmu.c). */
-	r->pmu = pmclog_pmu_kind();
 	strscpy(r->cpu_id, c->x86_vendor_id, sizeof(r->cpu_id));
 }
 

@@ -27,7 +27,7 @@
 #include <linux/slab.h>
 #include <linux/topology.h>
 
-#include "pmclog.h"
+#include "pmclog_kern.h"
 
 /*
  * Take a sample of the interrupted context @regs for @pmc on this CPU.

@@ -27,7 +27,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
-#include "pmclog.h"
+#include "pmclog_kern.h"
 
 atomic_t pmclog_nr_live = ATOMIC_INIT(0);
 static LIST_HEAD(pmclog_live);

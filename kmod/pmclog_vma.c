@@ -37,7 +37,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "pmclog.h"
+#include "pmclog_kern.h"
 #include "pmclog_compat.h"
 
 static bool pmclog_vma_is_exec(const struct vm_area_struct *vma)

@@ -5,9 +5,10 @@
  * PMU overflow interrupt, delivered as an NMI by the local APIC's LVTPC.
  *
  * What to program and in which order is in pmclog_pmu_logic.c, shared with
- * the unit tests; this file supplies the MSR accessors, detection, counter
- * reservation, the per-CPU calls, the NMI handler, CPU hotplug and the
- * scheduler hook of process mode.
+ * the unit tests, which reaches the MSRs through pmclog_x86_msr.c and hands
+ * samples and throttles to pmclog_sample.c; this file calls it and never
+ * the other way round: detection, counter reservation, the per-CPU calls,
+ * the NMI handler, CPU hotplug and the scheduler hook of process mode.
  *
  * Sharing the PMU.  perf (and through it the NMI watchdog, KVM's virtual
  * PMUs) owns the PMU in practice.  The kernel's registry of PMU counters
@@ -32,7 +33,7 @@
  * an hrtimer cannot be armed from NMI.  The records go through the
  * owner's per-CPU sample state (pmclog_sample_throttle()).
  *
- * Locking.  pmclog_pmu_mutex serialises allocation, start, stop and the
+ * Locking.  pmclog_x86_pmu_mutex serialises allocation, start, stop and the
  * hotplug callbacks; it nests inside cpus_read_lock().  Per-CPU state is
  * only touched on its CPU, with interrupts off or in the NMI handler.
  */
@@ -54,11 +55,10 @@
 #include <linux/tracepoint.h>
 #include <asm/apic.h>
 #include <asm/cpufeature.h>
-#include <asm/msr.h>
 #include <asm/nmi.h>
 #include <asm/processor.h>
 
-#include "pmclog.h"
+#include "pmclog_kern.h"
 #include "pmclog_compat.h"
 #include "pmclog_pmu_logic.h"
 
@@ -67,122 +67,87 @@ struct pmclog_x86_pmc {
 	struct pmclog_pmc	*pmc;
 	unsigned int		slot;
 	struct pmclog_pmu_slot	init;		/* claim template */
-	struct list_head	node;		/* on pmclog_pmu_running */
+	struct list_head	node;		/* on pmclog_x86_pmu_running */
 	bool			guard;		/* holds a guard reference */
 };
 
 /*
  * What every CPU has, for allocation and GET_PMU; each CPU programs its
- * own counters with its own (pmclog_pmu_cpu_caps), which on CPUs of
+ * own counters with its own (pmclog_x86_pmu_cpu_caps), which on CPUs of
  * different kinds (Intel hybrid) has more.  Written at load and by the
- * online callback, under pmclog_pmu_mutex.
+ * online callback, under pmclog_x86_pmu_mutex.
  */
-static struct pmclog_pmu_caps pmclog_pmu_caps __read_mostly;
-static bool pmclog_pmu_hetero;
-static const char *pmclog_pmu_none_reason __read_mostly;
+static struct pmclog_pmu_caps pmclog_x86_pmu_caps __read_mostly;
+static bool pmclog_x86_pmu_hetero;
+static const char *pmclog_x86_pmu_none_reason __read_mostly;
 #define PMCLOG_WHY_NO_RW \
 	"the PMU counters do not keep what is written (a virtual machine without a virtual PMU?)"
 #define PMCLOG_WHY_MIXED "the CPUs have PMUs of different vendors"
-static DEFINE_PER_CPU(struct pmclog_pmu_caps, pmclog_pmu_cpu_caps);
-static DEFINE_PER_CPU(const char *, pmclog_pmu_cpu_why);
-static DEFINE_PER_CPU(struct pmclog_pmu_cpu, pmclog_pmu_pcpu);
-static DEFINE_PER_CPU(u32, pmclog_pmu_lvtpc);	/* LVTPC before our first slot */
-static DEFINE_PER_CPU(bool, pmclog_pmu_lvt_saved);
+static DEFINE_PER_CPU(struct pmclog_pmu_caps, pmclog_x86_pmu_cpu_caps);
+static DEFINE_PER_CPU(const char *, pmclog_x86_pmu_cpu_why);
+static DEFINE_PER_CPU(struct pmclog_pmu_cpu, pmclog_x86_pmu_pcpu);
+static DEFINE_PER_CPU(u32, pmclog_x86_pmu_lvtpc);	/* LVTPC before our first slot */
+static DEFINE_PER_CPU(bool, pmclog_x86_pmu_lvt_saved);
 
 /* Per CPU: the timer that ends its throttles, and what arms it from NMI. */
-struct pmclog_pmu_unthrottler {
+struct pmclog_x86_pmu_unthrottler {
 	struct hrtimer		timer;
 	struct irq_work		arm;
 	unsigned int		cpu;
 };
 
-static DEFINE_PER_CPU(struct pmclog_pmu_unthrottler, pmclog_pmu_unthr);
-static bool pmclog_pmu_unthr_ready;
+static DEFINE_PER_CPU(struct pmclog_x86_pmu_unthrottler, pmclog_x86_pmu_unthr);
+static bool pmclog_x86_pmu_unthr_ready;
 
 /*
  * A running PMC that did not start on a CPU (its counter busy there, or
  * absent), per slot, and the THROTTLE / UNTHROTTLE that says so, left for
- * pmclog_pmu_log_skips().  Written on the CPU with interrupts off by
+ * pmclog_x86_pmu_log_skips().  Written on the CPU with interrupts off by
  * (un)programming, read after it under the mutex in process context.
  */
-struct pmclog_pmu_skip {
+struct pmclog_x86_pmu_skip {
 	u8	reason;		/* PMCLOG_THROTTLE_BUSY, _ABSENT; 0: it started */
 	u8	pending;	/* PMCLOG_TYPE_THROTTLE, _UNTHROTTLE, or 0 */
 	u64	since;
 	u64	at;		/* the pending record's time */
 };
 
-struct pmclog_pmu_skips {
-	struct pmclog_pmu_skip	slot[PMCLOG_PMU_MAX_SLOTS];
+struct pmclog_x86_pmu_skips {
+	struct pmclog_x86_pmu_skip	slot[PMCLOG_PMU_MAX_SLOTS];
 };
 
-static DEFINE_PER_CPU(struct pmclog_pmu_skips, pmclog_pmu_skips);
-static u64 pmclog_pmu_skipped;		/* since load; under mutex */
+static DEFINE_PER_CPU(struct pmclog_x86_pmu_skips, pmclog_x86_pmu_skips);
+static u64 pmclog_x86_pmu_skipped;		/* since load; under mutex */
 
-static DEFINE_MUTEX(pmclog_pmu_mutex);
-static u32 pmclog_pmu_taken;		/* slots our PMCs hold; under mutex */
-static u32 pmclog_pmu_refused;		/* GP slots the registry refused; mutex */
-static int pmclog_pmu_guard_slot = -1;	/* under mutex */
-static unsigned int pmclog_pmu_guard_refs;
-static LIST_HEAD(pmclog_pmu_running);	/* started PMCs; under mutex */
+static DEFINE_MUTEX(pmclog_x86_pmu_mutex);
+static u32 pmclog_x86_pmu_taken;		/* slots our PMCs hold; under mutex */
+static u32 pmclog_x86_pmu_refused;		/* GP slots the registry refused; mutex */
+static int pmclog_x86_pmu_guard_slot = -1;	/* under mutex */
+static unsigned int pmclog_x86_pmu_guard_refs;
+static LIST_HEAD(pmclog_x86_pmu_running);	/* started PMCs; under mutex */
 /*
  * Process mode: the owner of each slot, whose targets (the process, and
  * its descendants with -d) the scheduler hook counts for.  Cleared at stop;
  * the owner is freed only after the RCU grace period that unpublishing it
  * waits for, which the preemption-off hook is inside of.
  */
-static struct pmclog_owner *pmclog_pmu_slot_owner[PMCLOG_PMU_MAX_SLOTS];
+static struct pmclog_owner *pmclog_x86_pmu_slot_owner[PMCLOG_PMU_MAX_SLOTS];
 
-static DEFINE_MUTEX(pmclog_pmu_tp_mutex);
-static unsigned int pmclog_pmu_tp_users;	/* under tp_mutex */
+static DEFINE_MUTEX(pmclog_x86_pmu_tp_mutex);
+static unsigned int pmclog_x86_pmu_tp_users;	/* under tp_mutex */
 
-static int pmclog_pmu_hp_state = -1;
-static bool pmclog_pmu_nmi_registered;
-
-/* ---------------------------------------------------------------- */
-/* What pmclog_pmu_logic.c needs; NMI-safe.                         */
-
-u64 pmclog_pmu_rdmsr(u32 msr)
-{
-	u64 v;
-
-	/* A hypervisor may fault on what CPUID promised: read as 0. */
-	if (rdmsrl_safe(msr, &v))
-		return 0;
-	return v;
-}
-
-void pmclog_pmu_wrmsr(u32 msr, u64 val)
-{
-	wrmsrl_safe(msr, val);
-}
-
-void pmclog_pmu_sample(void *pmc, void *arg)
-{
-	pmclog_sample_take(pmc, arg);
-}
-
-void pmclog_pmu_throttled(void *pmc, unsigned int reason, u64 now)
-{
-	pmclog_sample_throttle(pmc, reason, now);
-	irq_work_queue(&this_cpu_ptr(&pmclog_pmu_unthr)->arm);
-}
-
-void pmclog_pmu_unthrottled(void *pmc, unsigned int reason, u64 now,
-			    u64 stopped_ns)
-{
-	pmclog_sample_unthrottle(pmc, reason, now, stopped_ns);
-}
+static int pmclog_x86_pmu_hp_state = -1;
+static bool pmclog_x86_pmu_nmi_registered;
 
 /* ---------------------------------------------------------------- */
 /* Throttling: the unthrottle timer                                 */
 
 /* Hard irq_work, on the CPU that throttled: arm its timer. */
-static void pmclog_pmu_arm_unthrottle(struct irq_work *w)
+static void pmclog_x86_pmu_arm_unthrottle(struct irq_work *w)
 {
-	struct pmclog_pmu_unthrottler *u =
-		container_of(w, struct pmclog_pmu_unthrottler, arm);
-	u64 next = pmclog_pmu_next_unthrottle(this_cpu_ptr(&pmclog_pmu_pcpu));
+	struct pmclog_x86_pmu_unthrottler *u =
+		container_of(w, struct pmclog_x86_pmu_unthrottler, arm);
+	u64 next = pmclog_pmu_next_unthrottle(this_cpu_ptr(&pmclog_x86_pmu_pcpu));
 
 	if (next)
 		hrtimer_start(&u->timer, ns_to_ktime(next),
@@ -190,17 +155,17 @@ static void pmclog_pmu_arm_unthrottle(struct irq_work *w)
 }
 
 /* Hard interrupt context, on the timer's CPU (checked: see the offline). */
-static enum hrtimer_restart pmclog_pmu_unthrottle_timer(struct hrtimer *t)
+static enum hrtimer_restart pmclog_x86_pmu_unthrottle_timer(struct hrtimer *t)
 {
-	struct pmclog_pmu_unthrottler *u =
-		container_of(t, struct pmclog_pmu_unthrottler, timer);
+	struct pmclog_x86_pmu_unthrottler *u =
+		container_of(t, struct pmclog_x86_pmu_unthrottler, timer);
 	u64 next;
 
 	if (u->cpu != smp_processor_id())
 		return HRTIMER_NORESTART;
 	/* The timer's own clock: a restart is always in its future. */
-	next = pmclog_pmu_unthrottle(this_cpu_ptr(&pmclog_pmu_cpu_caps),
-				     this_cpu_ptr(&pmclog_pmu_pcpu),
+	next = pmclog_pmu_unthrottle(this_cpu_ptr(&pmclog_x86_pmu_cpu_caps),
+				     this_cpu_ptr(&pmclog_x86_pmu_pcpu),
 				     ktime_get_ns());
 	if (!next)
 		return HRTIMER_NORESTART;
@@ -209,7 +174,7 @@ static enum hrtimer_restart pmclog_pmu_unthrottle_timer(struct hrtimer *t)
 }
 
 /* The limits every CPU's handler applies (struct pmclog_pmu_limits). */
-static void pmclog_pmu_unthrottle_init(void)
+static void pmclog_x86_pmu_unthrottle_init(void)
 {
 	struct pmclog_pmu_limits lim = {
 		.tick_ns = TICK_NSEC,
@@ -221,21 +186,21 @@ static void pmclog_pmu_unthrottle_init(void)
 		lim.max_ns_per_tick = div_u64((u64)TICK_NSEC *
 					      pmclog_cpu_time_max_percent, 100);
 	for_each_possible_cpu(cpu) {
-		struct pmclog_pmu_unthrottler *u = per_cpu_ptr(&pmclog_pmu_unthr, cpu);
+		struct pmclog_x86_pmu_unthrottler *u = per_cpu_ptr(&pmclog_x86_pmu_unthr, cpu);
 
-		per_cpu_ptr(&pmclog_pmu_pcpu, cpu)->lim = lim;
+		per_cpu_ptr(&pmclog_x86_pmu_pcpu, cpu)->lim = lim;
 		u->cpu = cpu;
-		pmclog_hrtimer_setup(&u->timer, pmclog_pmu_unthrottle_timer,
+		pmclog_hrtimer_setup(&u->timer, pmclog_x86_pmu_unthrottle_timer,
 				     CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
-		u->arm = IRQ_WORK_INIT_HARD(pmclog_pmu_arm_unthrottle);
+		u->arm = IRQ_WORK_INIT_HARD(pmclog_x86_pmu_arm_unthrottle);
 	}
-	pmclog_pmu_unthr_ready = true;
+	pmclog_x86_pmu_unthr_ready = true;
 }
 
 /* No slot of @cpu is active: nothing arms its timer again.  Process context. */
-static void pmclog_pmu_unthrottle_stop(unsigned int cpu)
+static void pmclog_x86_pmu_unthrottle_stop(unsigned int cpu)
 {
-	struct pmclog_pmu_unthrottler *u = per_cpu_ptr(&pmclog_pmu_unthr, cpu);
+	struct pmclog_x86_pmu_unthrottler *u = per_cpu_ptr(&pmclog_x86_pmu_unthr, cpu);
 
 	irq_work_sync(&u->arm);
 	hrtimer_cancel(&u->timer);
@@ -244,25 +209,43 @@ static void pmclog_pmu_unthrottle_stop(unsigned int cpu)
 /* ---------------------------------------------------------------- */
 /* Detection                                                        */
 
-u16 pmclog_pmu_kind(void)
+u16 pmclog_x86_pmu_kind(void)
 {
-	return pmclog_pmu_caps.kind;
+	return pmclog_x86_pmu_caps.kind;
 }
 
 /* For the load message: what the module found, and why nothing if so. */
-const char *pmclog_pmu_describe(void)
+const char *pmclog_x86_pmu_describe(void)
 {
-	switch (pmclog_pmu_caps.kind) {
+	switch (pmclog_x86_pmu_caps.kind) {
 	case PMCLOG_PMU_INTEL_ARCH:
 		return "Intel architectural perfmon";
 	case PMCLOG_PMU_AMD_CORE:
-		if (pmclog_pmu_caps.version >= 2)
+		if (pmclog_x86_pmu_caps.version >= 2)
 			return "AMD core performance counters (PerfMonV2)";
 		return "AMD core performance counters (perfctr_core)";
 	case PMCLOG_PMU_AMD_K7:
 		return "AMD legacy performance counters (K7)";
 	default:
-		return pmclog_pmu_none_reason;
+		return pmclog_x86_pmu_none_reason;
+	}
+}
+
+/*
+ * PMCLOG_CPU_VENDOR_*: whose PMU this CPU has, as INITIALIZE says too.
+ * Zhaoxin's is Intel's architectural perfmon, Hygon's AMD's counters.
+ */
+u8 pmclog_x86_pmu_vendor(void)
+{
+	switch (boot_cpu_data.x86_vendor) {
+	case X86_VENDOR_INTEL:
+	case X86_VENDOR_ZHAOXIN:
+		return PMCLOG_CPU_VENDOR_INTEL;
+	case X86_VENDOR_AMD:
+	case X86_VENDOR_HYGON:
+		return PMCLOG_CPU_VENDOR_AMD;
+	default:
+		return PMCLOG_CPU_VENDOR_UNKNOWN;
 	}
 }
 
@@ -271,24 +254,12 @@ const char *pmclog_pmu_describe(void)
  * itself: on Intel hybrid parts leaves 0xA and 0x23 describe the counters
  * of the kind of CPU that executes CPUID.
  */
-static void pmclog_pmu_read_cpuid(struct pmclog_pmu_cpuid *id)
+static void pmclog_x86_pmu_read_cpuid(struct pmclog_pmu_cpuid *id)
 {
 	const struct cpuinfo_x86 *c = &boot_cpu_data;
 	u32 eax, ebx, ecx, edx;
 
-	switch (c->x86_vendor) {
-	case X86_VENDOR_INTEL:
-	case X86_VENDOR_ZHAOXIN:
-		id->vendor = PMCLOG_CPU_VENDOR_INTEL;
-		break;
-	case X86_VENDOR_AMD:
-	case X86_VENDOR_HYGON:
-		id->vendor = PMCLOG_CPU_VENDOR_AMD;
-		break;
-	default:
-		id->vendor = PMCLOG_CPU_VENDOR_UNKNOWN;
-		break;
-	}
+	id->vendor = pmclog_x86_pmu_vendor();
 	id->family = c->x86;
 	id->hypervisor = boot_cpu_has(X86_FEATURE_HYPERVISOR);
 	id->arch_perfmon = boot_cpu_has(X86_FEATURE_ARCH_PERFMON);
@@ -309,9 +280,9 @@ static void pmclog_pmu_read_cpuid(struct pmclog_pmu_cpuid *id)
 				    &ecx, &edx);
 	}
 	id->pdcm = boot_cpu_has(X86_FEATURE_PDCM);
-	if (id->pdcm && rdmsrl_safe(PMCLOG_MSR_PERF_CAPABILITIES,
-				    &id->perf_capabilities))
-		id->perf_capabilities = 0;
+	/* 0 where the MSR faults, as every read of pmclog_x86_msr.c. */
+	id->perf_capabilities = id->pdcm ?
+		pmclog_x86_msr_read(PMCLOG_MSR_PERF_CAPABILITIES) : 0;
 	id->perfctr_core = boot_cpu_has(X86_FEATURE_PERFCTR_CORE);
 	id->perfmon_v2 = boot_cpu_has(X86_FEATURE_PERFMON_V2);
 	if (id->perfmon_v2 && c->extended_cpuid_level >= PMCLOG_CPUID_AMD_PERFMON)
@@ -319,24 +290,24 @@ static void pmclog_pmu_read_cpuid(struct pmclog_pmu_cpuid *id)
 }
 
 /*
- * This CPU's PMU, into its pmclog_pmu_cpu_caps: detected through CPUID,
+ * This CPU's PMU, into its pmclog_x86_pmu_cpu_caps: detected through CPUID,
  * then checked to keep what is written to a free counter (under QEMU/TCG
  * every PMU MSR reads 0 and drops writes without faulting, and AMD's K7
  * block has no CPUID bit at all).  On the CPU, interrupts off.
  */
-static void pmclog_pmu_probe_local(void *unused)
+static void pmclog_x86_pmu_probe_local(void *unused)
 {
-	struct pmclog_pmu_caps *caps = this_cpu_ptr(&pmclog_pmu_cpu_caps);
+	struct pmclog_pmu_caps *caps = this_cpu_ptr(&pmclog_x86_pmu_cpu_caps);
 	struct pmclog_pmu_cpuid id = { };
 	const char *why;
 
-	pmclog_pmu_read_cpuid(&id);
+	pmclog_x86_pmu_read_cpuid(&id);
 	why = pmclog_pmu_detect(&id, caps);
 	if (!why && !pmclog_pmu_probe_rw(caps)) {
 		caps->kind = PMCLOG_PMU_NONE;
 		why = PMCLOG_WHY_NO_RW;
 	}
-	__this_cpu_write(pmclog_pmu_cpu_why, why);
+	__this_cpu_write(pmclog_x86_pmu_cpu_why, why);
 }
 
 /*
@@ -344,28 +315,28 @@ static void pmclog_pmu_probe_local(void *unused)
  * allocation uses.  One CPU without a usable PMU leaves none.  Module
  * init, cpus_read_lock() held.
  */
-static void pmclog_pmu_detect_all(void)
+static void pmclog_x86_pmu_detect_all(void)
 {
 	bool first = true;
 	unsigned int cpu;
 
-	on_each_cpu(pmclog_pmu_probe_local, NULL, 1);
+	on_each_cpu(pmclog_x86_pmu_probe_local, NULL, 1);
 	for_each_online_cpu(cpu) {
-		const struct pmclog_pmu_caps *c = per_cpu_ptr(&pmclog_pmu_cpu_caps, cpu);
+		const struct pmclog_pmu_caps *c = per_cpu_ptr(&pmclog_x86_pmu_cpu_caps, cpu);
 
 		if (c->kind == PMCLOG_PMU_NONE) {
-			pmclog_pmu_caps = *c;
-			pmclog_pmu_none_reason = per_cpu(pmclog_pmu_cpu_why, cpu);
+			pmclog_x86_pmu_caps = *c;
+			pmclog_x86_pmu_none_reason = per_cpu(pmclog_x86_pmu_cpu_why, cpu);
 			return;
 		}
 		if (first)
-			pmclog_pmu_caps = *c;
-		else if (pmclog_pmu_caps_merge(&pmclog_pmu_caps, c))
-			pmclog_pmu_hetero = true;
+			pmclog_x86_pmu_caps = *c;
+		else if (pmclog_pmu_caps_merge(&pmclog_x86_pmu_caps, c))
+			pmclog_x86_pmu_hetero = true;
 		first = false;
 	}
-	if (pmclog_pmu_caps.kind == PMCLOG_PMU_NONE)
-		pmclog_pmu_none_reason = PMCLOG_WHY_MIXED;
+	if (pmclog_x86_pmu_caps.kind == PMCLOG_PMU_NONE)
+		pmclog_x86_pmu_none_reason = PMCLOG_WHY_MIXED;
 }
 
 /*
@@ -373,18 +344,18 @@ static void pmclog_pmu_detect_all(void)
  * what it has too, for the PMCs allocated from now on (those running
  * skip it where it lacks their counter).  On the CPU; mutex held.
  */
-static void pmclog_pmu_probe_online(void)
+static void pmclog_x86_pmu_probe_online(void)
 {
-	struct pmclog_pmu_caps merged = pmclog_pmu_caps;
+	struct pmclog_pmu_caps merged = pmclog_x86_pmu_caps;
 
 	local_irq_disable();
-	pmclog_pmu_probe_local(NULL);
+	pmclog_x86_pmu_probe_local(NULL);
 	local_irq_enable();
-	if (this_cpu_ptr(&pmclog_pmu_cpu_caps)->kind != merged.kind)
+	if (this_cpu_ptr(&pmclog_x86_pmu_cpu_caps)->kind != merged.kind)
 		return;
-	if (pmclog_pmu_caps_merge(&merged, this_cpu_ptr(&pmclog_pmu_cpu_caps))) {
-		WRITE_ONCE(pmclog_pmu_hetero, true);
-		pmclog_pmu_caps = merged;
+	if (pmclog_pmu_caps_merge(&merged, this_cpu_ptr(&pmclog_x86_pmu_cpu_caps))) {
+		WRITE_ONCE(pmclog_x86_pmu_hetero, true);
+		pmclog_x86_pmu_caps = merged;
 	}
 }
 
@@ -392,9 +363,9 @@ static void pmclog_pmu_probe_online(void)
 /* Reservation                                                      */
 
 /* Reserve GP @slot in the registry; remember a refusal for GET_PMU.  Mutex held. */
-static bool pmclog_pmu_reserve_gp(unsigned int slot)
+static bool pmclog_x86_pmu_reserve_gp(unsigned int slot)
 {
-	const struct pmclog_pmu_caps *caps = &pmclog_pmu_caps;
+	const struct pmclog_pmu_caps *caps = &pmclog_x86_pmu_caps;
 
 	if (!reserve_perfctr_nmi(pmclog_pmu_ctr_msr(caps, slot)))
 		goto refused;
@@ -402,70 +373,70 @@ static bool pmclog_pmu_reserve_gp(unsigned int slot)
 		release_perfctr_nmi(pmclog_pmu_ctr_msr(caps, slot));
 		goto refused;
 	}
-	pmclog_pmu_refused &= ~(1U << slot);
+	pmclog_x86_pmu_refused &= ~(1U << slot);
 	return true;
 refused:
-	pmclog_pmu_refused |= 1U << slot;
+	pmclog_x86_pmu_refused |= 1U << slot;
 	return false;
 }
 
-static void pmclog_pmu_release_gp(unsigned int slot)
+static void pmclog_x86_pmu_release_gp(unsigned int slot)
 {
-	const struct pmclog_pmu_caps *caps = &pmclog_pmu_caps;
+	const struct pmclog_pmu_caps *caps = &pmclog_x86_pmu_caps;
 
 	release_evntsel_nmi(pmclog_pmu_ctl_msr(caps, slot));
 	release_perfctr_nmi(pmclog_pmu_ctr_msr(caps, slot));
 }
 
-static void pmclog_pmu_busy_local(void *arg)
+static void pmclog_x86_pmu_busy_local(void *arg)
 {
-	atomic_or(pmclog_pmu_busy(this_cpu_ptr(&pmclog_pmu_cpu_caps)), arg);
+	atomic_or(pmclog_pmu_busy(this_cpu_ptr(&pmclog_x86_pmu_cpu_caps)), arg);
 }
 
 /* Slots someone else enabled on any online CPU.  cpus_read_lock held. */
-static u32 pmclog_pmu_busy_all(void)
+static u32 pmclog_x86_pmu_busy_all(void)
 {
 	atomic_t busy = ATOMIC_INIT(0);
 
-	on_each_cpu(pmclog_pmu_busy_local, &busy, 1);
-	return (u32)atomic_read(&busy) & ~pmclog_pmu_taken;
+	on_each_cpu(pmclog_x86_pmu_busy_local, &busy, 1);
+	return (u32)atomic_read(&busy) & ~pmclog_x86_pmu_taken;
 }
 
 /* A GP reservation that keeps perf off the PMU while we use fixed counters. */
-static int pmclog_pmu_guard_get(u32 busy)
+static int pmclog_x86_pmu_guard_get(u32 busy)
 {
 	unsigned int i;
 
-	if (pmclog_pmu_guard_refs) {
-		pmclog_pmu_guard_refs++;
+	if (pmclog_x86_pmu_guard_refs) {
+		pmclog_x86_pmu_guard_refs++;
 		return 0;
 	}
-	for (i = 0; i < pmclog_pmu_caps.ngp; i++) {
-		if (busy & (1U << i) || pmclog_pmu_taken & (1U << i))
+	for (i = 0; i < pmclog_x86_pmu_caps.ngp; i++) {
+		if (busy & (1U << i) || pmclog_x86_pmu_taken & (1U << i))
 			continue;
-		if (pmclog_pmu_reserve_gp(i)) {
-			pmclog_pmu_guard_slot = i;
-			pmclog_pmu_guard_refs = 1;
+		if (pmclog_x86_pmu_reserve_gp(i)) {
+			pmclog_x86_pmu_guard_slot = i;
+			pmclog_x86_pmu_guard_refs = 1;
 			return 0;
 		}
 	}
 	return -EBUSY;
 }
 
-static void pmclog_pmu_guard_put(void)
+static void pmclog_x86_pmu_guard_put(void)
 {
-	if (--pmclog_pmu_guard_refs)
+	if (--pmclog_x86_pmu_guard_refs)
 		return;
-	pmclog_pmu_release_gp(pmclog_pmu_guard_slot);
-	pmclog_pmu_guard_slot = -1;
+	pmclog_x86_pmu_release_gp(pmclog_x86_pmu_guard_slot);
+	pmclog_x86_pmu_guard_slot = -1;
 }
 
 /* ---------------------------------------------------------------- */
 /* Per-CPU programming, on the CPU itself with interrupts off        */
 
-static bool pmclog_pmu_target_here(const struct pmclog_x86_pmc *x)
+static bool pmclog_x86_pmu_target_here(const struct pmclog_x86_pmc *x)
 {
-	struct pmclog_owner *o = READ_ONCE(pmclog_pmu_slot_owner[x->slot]);
+	struct pmclog_owner *o = READ_ONCE(pmclog_x86_pmu_slot_owner[x->slot]);
 
 	return !o || pmclog_track_targets(o, current);
 }
@@ -475,15 +446,15 @@ static bool pmclog_pmu_target_here(const struct pmclog_x86_pmc *x)
  * it came online without that counter, or someone took the counter
  * behind the registry's back since ALLOCATE.
  */
-static void pmclog_pmu_program_local(void *arg)
+static void pmclog_x86_pmu_program_local(void *arg)
 {
-	const struct pmclog_pmu_caps *caps = this_cpu_ptr(&pmclog_pmu_cpu_caps);
-	struct pmclog_pmu_cpu *pc = this_cpu_ptr(&pmclog_pmu_pcpu);
+	const struct pmclog_pmu_caps *caps = this_cpu_ptr(&pmclog_x86_pmu_cpu_caps);
+	struct pmclog_pmu_cpu *pc = this_cpu_ptr(&pmclog_x86_pmu_pcpu);
 	struct pmclog_x86_pmc *x = arg;
-	struct pmclog_pmu_skip *sk = &this_cpu_ptr(&pmclog_pmu_skips)->slot[x->slot];
+	struct pmclog_x86_pmu_skip *sk = &this_cpu_ptr(&pmclog_x86_pmu_skips)->slot[x->slot];
 	u8 why = 0;
 
-	if (caps->kind != pmclog_pmu_caps.kind ||
+	if (caps->kind != pmclog_x86_pmu_caps.kind ||
 	    !(pmclog_pmu_slots(caps) & (1U << x->slot)))
 		why = PMCLOG_THROTTLE_ABSENT;
 	else if (pmclog_pmu_busy(caps) & (1U << x->slot))
@@ -495,29 +466,29 @@ static void pmclog_pmu_program_local(void *arg)
 		sk->pending = PMCLOG_TYPE_THROTTLE;
 		return;
 	}
-	if (!__this_cpu_read(pmclog_pmu_lvt_saved)) {
-		__this_cpu_write(pmclog_pmu_lvtpc, pmclog_apic_read(APIC_LVTPC));
-		__this_cpu_write(pmclog_pmu_lvt_saved, true);
+	if (!__this_cpu_read(pmclog_x86_pmu_lvt_saved)) {
+		__this_cpu_write(pmclog_x86_pmu_lvtpc, pmclog_apic_read(APIC_LVTPC));
+		__this_cpu_write(pmclog_x86_pmu_lvt_saved, true);
 		pmclog_apic_write(APIC_LVTPC, APIC_DM_NMI);
 	}
 	pmclog_pmu_claim(caps, pc, x->slot, &x->init,
-			 pmclog_pmu_target_here(x), pmclog_clock());
+			 pmclog_x86_pmu_target_here(x), pmclog_clock());
 }
 
 /*
  * The record that (un)programming @x on @cpu left, if any.  Process
  * context, mutex held, after the IPI or in @cpu's hotplug callback.
  */
-static void pmclog_pmu_log_skip(struct pmclog_x86_pmc *x, unsigned int cpu)
+static void pmclog_x86_pmu_log_skip(struct pmclog_x86_pmc *x, unsigned int cpu)
 {
-	struct pmclog_pmu_skip *sk = &per_cpu_ptr(&pmclog_pmu_skips, cpu)->slot[x->slot];
+	struct pmclog_x86_pmu_skip *sk = &per_cpu_ptr(&pmclog_x86_pmu_skips, cpu)->slot[x->slot];
 
-	lockdep_assert_held(&pmclog_pmu_mutex);
+	lockdep_assert_held(&pmclog_x86_pmu_mutex);
 	switch (sk->pending) {
 	case PMCLOG_TYPE_THROTTLE:
 		pmclog_sample_write_throttle(x->pmc, PMCLOG_TYPE_THROTTLE, cpu,
 					     sk->reason, sk->at, 0);
-		pmclog_pmu_skipped++;
+		pmclog_x86_pmu_skipped++;
 		break;
 	case PMCLOG_TYPE_UNTHROTTLE:
 		pmclog_sample_write_throttle(x->pmc, PMCLOG_TYPE_UNTHROTTLE, cpu,
@@ -531,20 +502,20 @@ static void pmclog_pmu_log_skip(struct pmclog_x86_pmc *x, unsigned int cpu)
 	sk->pending = 0;
 }
 
-/* As pmclog_pmu_log_skip(), for every online CPU; cpus_read_lock() held. */
-static void pmclog_pmu_log_skips(struct pmclog_x86_pmc *x)
+/* As pmclog_x86_pmu_log_skip(), for every online CPU; cpus_read_lock() held. */
+static void pmclog_x86_pmu_log_skips(struct pmclog_x86_pmc *x)
 {
 	unsigned int cpu;
 
 	for_each_online_cpu(cpu)
-		pmclog_pmu_log_skip(x, cpu);
+		pmclog_x86_pmu_log_skip(x, cpu);
 }
 
-static void pmclog_pmu_unprogram_local(void *arg)
+static void pmclog_x86_pmu_unprogram_local(void *arg)
 {
-	struct pmclog_pmu_cpu *pc = this_cpu_ptr(&pmclog_pmu_pcpu);
+	struct pmclog_pmu_cpu *pc = this_cpu_ptr(&pmclog_x86_pmu_pcpu);
 	struct pmclog_x86_pmc *x = arg;
-	struct pmclog_pmu_skip *sk = &this_cpu_ptr(&pmclog_pmu_skips)->slot[x->slot];
+	struct pmclog_x86_pmu_skip *sk = &this_cpu_ptr(&pmclog_x86_pmu_skips)->slot[x->slot];
 
 	/* Never started here: its skip ends. */
 	if (sk->reason) {
@@ -552,11 +523,11 @@ static void pmclog_pmu_unprogram_local(void *arg)
 		sk->pending = PMCLOG_TYPE_UNTHROTTLE;
 		return;
 	}
-	pmclog_pmu_release(this_cpu_ptr(&pmclog_pmu_cpu_caps), pc, x->slot,
+	pmclog_pmu_release(this_cpu_ptr(&pmclog_x86_pmu_cpu_caps), pc, x->slot,
 			   pmclog_clock());
-	if (!pc->active && __this_cpu_read(pmclog_pmu_lvt_saved)) {
-		pmclog_apic_write(APIC_LVTPC, __this_cpu_read(pmclog_pmu_lvtpc));
-		__this_cpu_write(pmclog_pmu_lvt_saved, false);
+	if (!pc->active && __this_cpu_read(pmclog_x86_pmu_lvt_saved)) {
+		pmclog_apic_write(APIC_LVTPC, __this_cpu_read(pmclog_x86_pmu_lvtpc));
+		__this_cpu_write(pmclog_x86_pmu_lvt_saved, false);
 	}
 }
 
@@ -565,16 +536,21 @@ static void pmclog_pmu_unprogram_local(void *arg)
  * one that finds none of our counters overflowed passes it on (NMI_DONE);
  * the logic counts it as foreign.
  */
-static int pmclog_pmu_nmi(unsigned int cmd, struct pt_regs *regs)
+static int pmclog_x86_pmu_nmi(unsigned int cmd, struct pt_regs *regs)
 {
-	struct pmclog_pmu_cpu *pc = this_cpu_ptr(&pmclog_pmu_pcpu);
+	struct pmclog_pmu_cpu *pc = this_cpu_ptr(&pmclog_x86_pmu_pcpu);
 	u64 start = pmclog_clock();
+	u64 throttles = pc->throttles;
 	int handled;
 
-	handled = pmclog_pmu_handle_nmi(this_cpu_ptr(&pmclog_pmu_cpu_caps), pc,
+	/* Samples and throttles go from the logic to pmclog_sample.c. */
+	handled = pmclog_pmu_handle_nmi(this_cpu_ptr(&pmclog_x86_pmu_cpu_caps), pc,
 					start, regs);
 	if (!handled)
 		return NMI_DONE;
+	/* A slot throttled: its CPU's timer restarts it (not armable in NMI). */
+	if (pc->throttles != throttles)
+		irq_work_queue(&this_cpu_ptr(&pmclog_x86_pmu_unthr)->arm);
 	/* Some CPUs mask the LVT entry when they deliver a PMI. */
 	if (pc->active)
 		pmclog_apic_write(APIC_LVTPC, APIC_DM_NMI);
@@ -584,12 +560,12 @@ static int pmclog_pmu_nmi(unsigned int cmd, struct pt_regs *regs)
 }
 
 /* Process mode: the scheduler hook; irqs off, the runqueue locked. */
-static void pmclog_pmu_sched_switch(void *data, bool preempt,
-				    struct task_struct *prev,
-				    struct task_struct *next,
-				    unsigned int prev_state)
+static void pmclog_x86_pmu_sched_switch(void *data, bool preempt,
+					struct task_struct *prev,
+					struct task_struct *next,
+					unsigned int prev_state)
 {
-	struct pmclog_pmu_cpu *pc = this_cpu_ptr(&pmclog_pmu_pcpu);
+	struct pmclog_pmu_cpu *pc = this_cpu_ptr(&pmclog_x86_pmu_pcpu);
 	u32 active = READ_ONCE(pc->active), out = 0, in = 0;
 	unsigned int slot;
 	u64 now;
@@ -597,7 +573,7 @@ static void pmclog_pmu_sched_switch(void *data, bool preempt,
 	if (!active)
 		return;
 	for (slot = 0; slot < PMCLOG_PMU_MAX_SLOTS; slot++) {
-		struct pmclog_owner *o = READ_ONCE(pmclog_pmu_slot_owner[slot]);
+		struct pmclog_owner *o = READ_ONCE(pmclog_x86_pmu_slot_owner[slot]);
 
 		if (!(active & (1U << slot)) || !o)
 			continue;
@@ -609,46 +585,46 @@ static void pmclog_pmu_sched_switch(void *data, bool preempt,
 	if (!(out ^ in))
 		return;
 	now = pmclog_clock();
-	pmclog_pmu_freeze(this_cpu_ptr(&pmclog_pmu_cpu_caps), pc, out & ~in, now);
-	pmclog_pmu_thaw(this_cpu_ptr(&pmclog_pmu_cpu_caps), pc, in & ~out, now);
+	pmclog_pmu_freeze(this_cpu_ptr(&pmclog_x86_pmu_cpu_caps), pc, out & ~in, now);
+	pmclog_pmu_thaw(this_cpu_ptr(&pmclog_x86_pmu_cpu_caps), pc, in & ~out, now);
 }
 
-static struct pmclog_tracepoint pmclog_pmu_tp_switch = {
-	.name = "sched_switch", .probe = pmclog_pmu_sched_switch,
+static struct pmclog_tracepoint pmclog_x86_pmu_tp_switch = {
+	.name = "sched_switch", .probe = pmclog_x86_pmu_sched_switch,
 };
 
 /* Process mode's scheduler hook, registered while a PMC needs it. */
-static int pmclog_pmu_tp_get(void)
+static int pmclog_x86_pmu_tp_get(void)
 {
 	int ret = 0;
 
-	mutex_lock(&pmclog_pmu_tp_mutex);
-	if (!pmclog_pmu_tp_users)
-		ret = pmclog_compat_register_tracepoints(&pmclog_pmu_tp_switch, 1);
+	mutex_lock(&pmclog_x86_pmu_tp_mutex);
+	if (!pmclog_x86_pmu_tp_users)
+		ret = pmclog_compat_register_tracepoints(&pmclog_x86_pmu_tp_switch, 1);
 	if (!ret)
-		pmclog_pmu_tp_users++;
-	mutex_unlock(&pmclog_pmu_tp_mutex);
+		pmclog_x86_pmu_tp_users++;
+	mutex_unlock(&pmclog_x86_pmu_tp_mutex);
 	return ret;
 }
 
-static void pmclog_pmu_tp_put(void)
+static void pmclog_x86_pmu_tp_put(void)
 {
-	mutex_lock(&pmclog_pmu_tp_mutex);
-	if (!--pmclog_pmu_tp_users)
-		pmclog_compat_unregister_tracepoints(&pmclog_pmu_tp_switch, 1);
-	mutex_unlock(&pmclog_pmu_tp_mutex);
+	mutex_lock(&pmclog_x86_pmu_tp_mutex);
+	if (!--pmclog_x86_pmu_tp_users)
+		pmclog_compat_unregister_tracepoints(&pmclog_x86_pmu_tp_switch, 1);
+	mutex_unlock(&pmclog_x86_pmu_tp_mutex);
 }
 
 /* ---------------------------------------------------------------- */
 /* The source                                                       */
 
 /*
- * A counter for @pmc that every online CPU has (pmclog_pmu_caps), reserved
+ * A counter for @pmc that every online CPU has (pmclog_x86_pmu_caps), reserved
  * in the kernel's registry; programmed on each CPU at start.
  */
-static int pmclog_pmu_alloc(struct pmclog_pmc *pmc)
+static int pmclog_x86_pmu_alloc(struct pmclog_pmc *pmc)
 {
-	const struct pmclog_pmu_caps *caps = &pmclog_pmu_caps;
+	const struct pmclog_pmu_caps *caps = &pmclog_x86_pmu_caps;
 	struct pmclog_pmu_enc enc;
 	struct pmclog_x86_pmc *x;
 	u64 period, max;
@@ -673,14 +649,14 @@ static int pmclog_pmu_alloc(struct pmclog_pmc *pmc)
 		return -ENOMEM;
 
 	cpus_read_lock();
-	mutex_lock(&pmclog_pmu_mutex);
+	mutex_lock(&pmclog_x86_pmu_mutex);
 	/* Under the mutex: a CPU coming online may narrow the caps. */
 	ret = pmclog_pmu_encode(caps, pmc->event, pmc->config, pmc->flags, &enc);
 	if (ret)
 		goto err_unlock;
-	busy = pmclog_pmu_busy_all() | pmclog_pmu_taken;
-	if (pmclog_pmu_guard_slot >= 0)
-		busy |= 1U << pmclog_pmu_guard_slot;
+	busy = pmclog_x86_pmu_busy_all() | pmclog_x86_pmu_taken;
+	if (pmclog_x86_pmu_guard_slot >= 0)
+		busy |= 1U << pmclog_x86_pmu_guard_slot;
 	for (;;) {
 		slot = pmclog_pmu_pick(caps, &enc, busy);
 		if (slot < 0) {
@@ -688,11 +664,11 @@ static int pmclog_pmu_alloc(struct pmclog_pmc *pmc)
 			goto err_unlock;
 		}
 		if (PMCLOG_PMU_IS_FIXED(slot)) {
-			if (!pmclog_pmu_guard_get(busy)) {
+			if (!pmclog_x86_pmu_guard_get(busy)) {
 				x->guard = true;
 				break;
 			}
-		} else if (pmclog_pmu_reserve_gp(slot)) {
+		} else if (pmclog_x86_pmu_reserve_gp(slot)) {
 			break;
 		}
 		busy |= 1U << slot;
@@ -708,8 +684,8 @@ static int pmclog_pmu_alloc(struct pmclog_pmc *pmc)
 	if (period < PMCLOG_PMU_MIN_PERIOD)
 		period = PMCLOG_PMU_MIN_PERIOD;
 
-	pmclog_pmu_taken |= 1U << slot;
-	mutex_unlock(&pmclog_pmu_mutex);
+	pmclog_x86_pmu_taken |= 1U << slot;
+	mutex_unlock(&pmclog_x86_pmu_mutex);
 	cpus_read_unlock();
 
 	x->pmc = pmc;
@@ -726,95 +702,95 @@ static int pmclog_pmu_alloc(struct pmclog_pmc *pmc)
 
 err_release:
 	if (x->guard)
-		pmclog_pmu_guard_put();
+		pmclog_x86_pmu_guard_put();
 	else
-		pmclog_pmu_release_gp(slot);
+		pmclog_x86_pmu_release_gp(slot);
 err_unlock:
-	mutex_unlock(&pmclog_pmu_mutex);
+	mutex_unlock(&pmclog_x86_pmu_mutex);
 	cpus_read_unlock();
 	kfree(x);
 	return ret;
 }
 
-static void pmclog_pmu_free(struct pmclog_pmc *pmc)
+static void pmclog_x86_pmu_free(struct pmclog_pmc *pmc)
 {
 	struct pmclog_x86_pmc *x = pmc->priv;
 
-	mutex_lock(&pmclog_pmu_mutex);
+	mutex_lock(&pmclog_x86_pmu_mutex);
 	if (x->guard)
-		pmclog_pmu_guard_put();
+		pmclog_x86_pmu_guard_put();
 	else
-		pmclog_pmu_release_gp(x->slot);
-	pmclog_pmu_taken &= ~(1U << x->slot);
-	mutex_unlock(&pmclog_pmu_mutex);
+		pmclog_x86_pmu_release_gp(x->slot);
+	pmclog_x86_pmu_taken &= ~(1U << x->slot);
+	mutex_unlock(&pmclog_x86_pmu_mutex);
 	kfree(x);
 	pmc->priv = NULL;
 }
 
-static int pmclog_pmu_start(struct pmclog_pmc *pmc)
+static int pmclog_x86_pmu_start(struct pmclog_pmc *pmc)
 {
 	struct pmclog_x86_pmc *x = pmc->priv;
 	struct pmclog_owner *o = pmc->owner;
 	int ret;
 
 	if (o->mode == PMCLOG_ATTACH_PROCESS) {
-		ret = pmclog_pmu_tp_get();
+		ret = pmclog_x86_pmu_tp_get();
 		if (ret)
 			return ret;
 	}
 	cpus_read_lock();
-	mutex_lock(&pmclog_pmu_mutex);
-	WRITE_ONCE(pmclog_pmu_slot_owner[x->slot],
+	mutex_lock(&pmclog_x86_pmu_mutex);
+	WRITE_ONCE(pmclog_x86_pmu_slot_owner[x->slot],
 		   o->mode == PMCLOG_ATTACH_PROCESS ? o : NULL);
-	list_add(&x->node, &pmclog_pmu_running);
-	on_each_cpu(pmclog_pmu_program_local, x, 1);
-	pmclog_pmu_log_skips(x);
-	mutex_unlock(&pmclog_pmu_mutex);
+	list_add(&x->node, &pmclog_x86_pmu_running);
+	on_each_cpu(pmclog_x86_pmu_program_local, x, 1);
+	pmclog_x86_pmu_log_skips(x);
+	mutex_unlock(&pmclog_x86_pmu_mutex);
 	cpus_read_unlock();
 	return 0;
 }
 
 /* When this returns, no CPU counts for @pmc and no NMI will sample it. */
-static void pmclog_pmu_stop(struct pmclog_pmc *pmc)
+static void pmclog_x86_pmu_stop(struct pmclog_pmc *pmc)
 {
 	struct pmclog_x86_pmc *x = pmc->priv;
 
 	cpus_read_lock();
-	mutex_lock(&pmclog_pmu_mutex);
-	on_each_cpu(pmclog_pmu_unprogram_local, x, 1);
-	pmclog_pmu_log_skips(x);
+	mutex_lock(&pmclog_x86_pmu_mutex);
+	on_each_cpu(pmclog_x86_pmu_unprogram_local, x, 1);
+	pmclog_x86_pmu_log_skips(x);
 	list_del_init(&x->node);
-	WRITE_ONCE(pmclog_pmu_slot_owner[x->slot], NULL);
-	mutex_unlock(&pmclog_pmu_mutex);
+	WRITE_ONCE(pmclog_x86_pmu_slot_owner[x->slot], NULL);
+	mutex_unlock(&pmclog_x86_pmu_mutex);
 	cpus_read_unlock();
 	if (pmc->owner->mode == PMCLOG_ATTACH_PROCESS)
-		pmclog_pmu_tp_put();
+		pmclog_x86_pmu_tp_put();
 }
 
 const struct pmclog_source_ops pmclog_x86_pmu_ops = {
 	.name	= "x86-pmu",
-	.alloc	= pmclog_pmu_alloc,
-	.free	= pmclog_pmu_free,
-	.start	= pmclog_pmu_start,
-	.stop	= pmclog_pmu_stop,
+	.alloc	= pmclog_x86_pmu_alloc,
+	.free	= pmclog_x86_pmu_free,
+	.start	= pmclog_x86_pmu_start,
+	.stop	= pmclog_x86_pmu_stop,
 };
 
 /* ---------------------------------------------------------------- */
 /* CPU hotplug: program a CPU that comes online, restore one that goes */
 
-static int pmclog_pmu_cpu_online(unsigned int cpu)
+static int pmclog_x86_pmu_cpu_online(unsigned int cpu)
 {
 	struct pmclog_x86_pmc *x;
 
-	mutex_lock(&pmclog_pmu_mutex);
-	pmclog_pmu_probe_online();
-	list_for_each_entry(x, &pmclog_pmu_running, node) {
+	mutex_lock(&pmclog_x86_pmu_mutex);
+	pmclog_x86_pmu_probe_online();
+	list_for_each_entry(x, &pmclog_x86_pmu_running, node) {
 		local_irq_disable();
-		pmclog_pmu_program_local(x);
+		pmclog_x86_pmu_program_local(x);
 		local_irq_enable();
-		pmclog_pmu_log_skip(x, cpu);
+		pmclog_x86_pmu_log_skip(x, cpu);
 	}
-	mutex_unlock(&pmclog_pmu_mutex);
+	mutex_unlock(&pmclog_x86_pmu_mutex);
 	return 0;
 }
 
@@ -822,19 +798,19 @@ static int pmclog_pmu_cpu_online(unsigned int cpu)
  * On the CPU going down.  Its pinned timer would move to another CPU: it
  * is cancelled here, and one armed meanwhile finds itself elsewhere.
  */
-static int pmclog_pmu_cpu_offline(unsigned int cpu)
+static int pmclog_x86_pmu_cpu_offline(unsigned int cpu)
 {
 	struct pmclog_x86_pmc *x;
 
-	mutex_lock(&pmclog_pmu_mutex);
-	list_for_each_entry(x, &pmclog_pmu_running, node) {
+	mutex_lock(&pmclog_x86_pmu_mutex);
+	list_for_each_entry(x, &pmclog_x86_pmu_running, node) {
 		local_irq_disable();
-		pmclog_pmu_unprogram_local(x);
+		pmclog_x86_pmu_unprogram_local(x);
 		local_irq_enable();
-		pmclog_pmu_log_skip(x, cpu);
+		pmclog_x86_pmu_log_skip(x, cpu);
 	}
-	mutex_unlock(&pmclog_pmu_mutex);
-	pmclog_pmu_unthrottle_stop(cpu);
+	mutex_unlock(&pmclog_x86_pmu_mutex);
+	pmclog_x86_pmu_unthrottle_stop(cpu);
 	return 0;
 }
 
@@ -842,7 +818,7 @@ static int pmclog_pmu_cpu_offline(unsigned int cpu)
 /* PMCLOG_IOC_GET_PMU                                               */
 
 /* uapi numbering: GP counter i is bit i, fixed counter j bit 16 + j. */
-static u32 pmclog_pmu_slots_to_uapi(u32 slots)
+static u32 pmclog_x86_pmu_slots_to_uapi(u32 slots)
 {
 	u32 gp = slots & ((1U << PMCLOG_PMU_MAX_GP) - 1);
 
@@ -850,9 +826,9 @@ static u32 pmclog_pmu_slots_to_uapi(u32 slots)
 }
 
 /* Process context. */
-void pmclog_pmu_info_fill(struct pmclog_pmu_info *info)
+void pmclog_x86_pmu_info_fill(struct pmclog_pmu_info *info)
 {
-	const struct pmclog_pmu_caps *caps = &pmclog_pmu_caps;
+	const struct pmclog_pmu_caps *caps = &pmclog_x86_pmu_caps;
 	unsigned int cpu;
 
 	memset(info, 0, sizeof(*info));
@@ -860,31 +836,31 @@ void pmclog_pmu_info_fill(struct pmclog_pmu_info *info)
 	info->cpu_time_max_percent = pmclog_cpu_time_max_percent;
 	info->pmu = caps->kind;
 	if (caps->kind == PMCLOG_PMU_NONE) {
-		strscpy(info->reason, pmclog_pmu_none_reason, sizeof(info->reason));
+		strscpy(info->reason, pmclog_x86_pmu_none_reason, sizeof(info->reason));
 		return;
 	}
 
 	cpus_read_lock();
-	mutex_lock(&pmclog_pmu_mutex);
+	mutex_lock(&pmclog_x86_pmu_mutex);
 	info->version = caps->version;
 	info->ngp = caps->ngp;
 	info->nfixed = caps->nfixed;
 	info->gp_width = caps->gp_width;
 	info->fixed_width = caps->fixed_width;
 	info->events = pmclog_pmu_events(caps);
-	info->counters = pmclog_pmu_slots_to_uapi(pmclog_pmu_slots(caps));
-	if (pmclog_pmu_hetero)
+	info->counters = pmclog_x86_pmu_slots_to_uapi(pmclog_pmu_slots(caps));
+	if (pmclog_x86_pmu_hetero)
 		info->flags |= PMCLOG_PMU_INFO_F_HETERO;
-	info->busy = pmclog_pmu_slots_to_uapi(pmclog_pmu_busy_all());
+	info->busy = pmclog_x86_pmu_slots_to_uapi(pmclog_x86_pmu_busy_all());
 	/* Not probed: reserving a free counter, even for a moment, could fail perf. */
-	info->reserved = pmclog_pmu_refused & ((1U << caps->ngp) - 1);
-	info->taken = pmclog_pmu_slots_to_uapi(pmclog_pmu_taken);
-	info->skipped = pmclog_pmu_skipped;
-	if (pmclog_pmu_guard_slot >= 0)
-		info->taken |= 1U << pmclog_pmu_guard_slot;
-	mutex_unlock(&pmclog_pmu_mutex);
+	info->reserved = pmclog_x86_pmu_refused & ((1U << caps->ngp) - 1);
+	info->taken = pmclog_x86_pmu_slots_to_uapi(pmclog_x86_pmu_taken);
+	info->skipped = pmclog_x86_pmu_skipped;
+	if (pmclog_x86_pmu_guard_slot >= 0)
+		info->taken |= 1U << pmclog_x86_pmu_guard_slot;
+	mutex_unlock(&pmclog_x86_pmu_mutex);
 	for_each_possible_cpu(cpu) {
-		const struct pmclog_pmu_cpu *pc = per_cpu_ptr(&pmclog_pmu_pcpu, cpu);
+		const struct pmclog_pmu_cpu *pc = per_cpu_ptr(&pmclog_x86_pmu_pcpu, cpu);
 
 		info->foreign_nmis += READ_ONCE(pc->foreign);
 		info->overflows += READ_ONCE(pc->handled);
@@ -905,50 +881,50 @@ void pmclog_pmu_info_fill(struct pmclog_pmu_info *info)
  * probe the CPUs that come later, go in under the same cpus_read_lock():
  * no CPU is left unprobed in between.
  */
-int pmclog_pmu_init(void)
+int pmclog_x86_pmu_init(void)
 {
 	int ret = 0;
 
 	cpus_read_lock();
-	pmclog_pmu_detect_all();
-	if (pmclog_pmu_caps.kind == PMCLOG_PMU_NONE)
+	pmclog_x86_pmu_detect_all();
+	if (pmclog_x86_pmu_caps.kind == PMCLOG_PMU_NONE)
 		goto out;
-	if (pmclog_pmu_hetero)
+	if (pmclog_x86_pmu_hetero)
 		pr_info("the CPUs' counters differ (hybrid): using the %u general-purpose and %u fixed counters every CPU has\n",
-			pmclog_pmu_caps.ngp, hweight32(pmclog_pmu_caps.fixed_mask));
-	pmclog_pmu_unthrottle_init();
-	ret = register_nmi_handler(NMI_LOCAL, pmclog_pmu_nmi, 0, "pmclog");
+			pmclog_x86_pmu_caps.ngp, hweight32(pmclog_x86_pmu_caps.fixed_mask));
+	pmclog_x86_pmu_unthrottle_init();
+	ret = register_nmi_handler(NMI_LOCAL, pmclog_x86_pmu_nmi, 0, "pmclog");
 	if (ret)
 		goto out;
-	pmclog_pmu_nmi_registered = true;
+	pmclog_x86_pmu_nmi_registered = true;
 	ret = cpuhp_setup_state_nocalls_cpuslocked(CPUHP_AP_ONLINE_DYN,
 						   "pmclog/pmu:online",
-						   pmclog_pmu_cpu_online,
-						   pmclog_pmu_cpu_offline);
+						   pmclog_x86_pmu_cpu_online,
+						   pmclog_x86_pmu_cpu_offline);
 	if (ret < 0)
 		goto err_nmi;
-	pmclog_pmu_hp_state = ret;
+	pmclog_x86_pmu_hp_state = ret;
 	ret = 0;
 	goto out;
 
 err_nmi:
 	unregister_nmi_handler(NMI_LOCAL, "pmclog");
-	pmclog_pmu_nmi_registered = false;
+	pmclog_x86_pmu_nmi_registered = false;
 out:
 	cpus_read_unlock();
 	return ret;
 }
 
 /* Every owner is gone (each open file pins the module): nothing runs. */
-void pmclog_pmu_exit(void)
+void pmclog_x86_pmu_exit(void)
 {
 	unsigned int cpu;
 
-	if (pmclog_pmu_hp_state >= 0)
-		cpuhp_remove_state_nocalls(pmclog_pmu_hp_state);
-	if (pmclog_pmu_nmi_registered)
+	if (pmclog_x86_pmu_hp_state >= 0)
+		cpuhp_remove_state_nocalls(pmclog_x86_pmu_hp_state);
+	if (pmclog_x86_pmu_nmi_registered)
 		unregister_nmi_handler(NMI_LOCAL, "pmclog");
-	if (pmclog_pmu_unthr_ready)
+	if (pmclog_x86_pmu_unthr_ready)
 		for_each_possible_cpu(cpu)
-			pmclog_pmu_unthrottle_stop(cpu);
+			pmclog_x86_pmu_unthrottle_stop(cpu);
 }

@@ -10,7 +10,10 @@
  *
  * The model refuses what the hardware would fault on (an MSR the PMU does
  * not have, bits beyond a counter's width) and logs every write, so the
- * tests can check programming sequences, not only final states.
+ * tests can check programming sequences, not only final states.  It
+ * defines what the logic calls down to, under the module's names: the
+ * MSR accessors of kmod/pmclog_x86_msr.c and the sample and throttle
+ * entries of kmod/pmclog_sample.c, which it counts.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -58,6 +61,9 @@ static struct sim {
 } sim;
 
 static int cookie[4] = { 0, 1, 2, 3 };
+
+/* The interrupted context the NMI "handler" passes: the simulation itself. */
+#define SIM_REGS	((struct pt_regs *)&sim)
 
 static bool sim_intel(void)
 {
@@ -122,7 +128,7 @@ static int sim_decode(u32 msr, bool *is_ctl, bool *fw)
 	return -1;
 }
 
-u64 pmclog_pmu_rdmsr(u32 msr)
+u64 pmclog_x86_msr_read(u32 msr)
 {
 	bool is_ctl, fw;
 	int i;
@@ -147,7 +153,7 @@ u64 pmclog_pmu_rdmsr(u32 msr)
 	return is_ctl ? sim.ctl[i] : sim.ctr[i];
 }
 
-void pmclog_pmu_wrmsr(u32 msr, u64 val)
+void pmclog_x86_msr_write(u32 msr, u64 val)
 {
 	bool is_ctl, fw;
 	u64 mask;
@@ -204,13 +210,15 @@ void pmclog_pmu_wrmsr(u32 msr, u64 val)
 		sim.ctr[i] = val;
 }
 
-void pmclog_pmu_sample(void *pmc, void *arg)
+/* The twin of kmod/pmclog_sample.c: counts what the logic hands it. */
+void pmclog_sample_take(struct pmclog_pmc *pmc, struct pt_regs *regs)
 {
-	assert_ptr_equal(arg, &sim);
+	assert_ptr_equal(regs, SIM_REGS);
 	sim.samples[*(int *)pmc]++;
 }
 
-static void sim_throttle_event(void *pmc, unsigned int reason, u64 now, u64 stopped)
+static void sim_throttle_event(struct pmclog_pmc *pmc, unsigned int reason,
+			       u64 now, u64 stopped)
 {
 	assert_true(sim.nthrottle < SIM_THROTTLES_MAX);
 	sim.throttle[sim.nthrottle++] = (struct sim_throttle){
@@ -218,13 +226,13 @@ static void sim_throttle_event(void *pmc, unsigned int reason, u64 now, u64 stop
 	};
 }
 
-void pmclog_pmu_throttled(void *pmc, unsigned int reason, u64 now)
+void pmclog_sample_throttle(struct pmclog_pmc *pmc, unsigned int reason, u64 now)
 {
 	sim_throttle_event(pmc, reason, now, ~0ULL);
 }
 
-void pmclog_pmu_unthrottled(void *pmc, unsigned int reason, u64 now,
-			    u64 stopped_ns)
+void pmclog_sample_unthrottle(struct pmclog_pmc *pmc, unsigned int reason,
+			      u64 now, u64 stopped_ns)
 {
 	sim_throttle_event(pmc, reason, now, stopped_ns);
 }
@@ -344,7 +352,7 @@ static struct pmclog_pmu_slot slot_for(int c, u32 event, u64 period,
 				       int *slot_out, u32 busy)
 {
 	struct pmclog_pmu_enc enc;
-	struct pmclog_pmu_slot s = { .pmc = &cookie[c], .period = period };
+	struct pmclog_pmu_slot s = { .pmc = (struct pmclog_pmc *)&cookie[c], .period = period };
 	int slot;
 
 	assert_int_equal(pmclog_pmu_encode(&sim.caps, event, 0, PMCLOG_PMC_F_ALL, &enc), 0);
@@ -624,12 +632,12 @@ static void check_one_overflow(unsigned int width)
 	assert_int_equal(pc.active, 1U << slot);
 	for (round = 1; round <= 3; round++) {
 		sim_advance(4999);
-		assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, round, &sim), 0);
+		assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, round, SIM_REGS), 0);
 		sim_advance(1);
 		/* The counter wrapped at its width. */
 		assert_int_equal(sim.ctr[slot], 0);
 		assert_int_equal(sim.pmis, round);
-		ret = pmclog_pmu_handle_nmi(&sim.caps, &pc, round, &sim);
+		ret = pmclog_pmu_handle_nmi(&sim.caps, &pc, round, SIM_REGS);
 		assert_int_equal(ret, 1);
 		assert_int_equal(sim.samples[0], round);
 		assert_int_equal(sim.ctr[slot], ((1ULL << width) - 5000));
@@ -691,7 +699,7 @@ static void check_multi_overflow(void)
 	sim_advance(1000);
 	assert_int_equal(sim.pmis, 3);
 	sim.nlog = 0;
-	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 1, &sim), 3);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 1, SIM_REGS), 3);
 	assert_int_equal(sim.samples[0], 1);
 	assert_int_equal(sim.samples[1], 1);
 	assert_int_equal(sim.samples[2], 1);
@@ -710,7 +718,7 @@ static void check_multi_overflow(void)
 		assert_int_equal(acks, 1);
 	}
 	/* Nothing left over for the next NMI. */
-	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 2, &sim), 0);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 2, SIM_REGS), 0);
 }
 
 static void test_multi_overflow(void **state)
@@ -746,20 +754,20 @@ static void test_foreign_nmi(void **state)
 	pmclog_pmu_claim(&sim.caps, &pc, slot, &s, true, 0);
 	sim.gstatus = 1ULL << 0 | 1ULL << 61;
 	sim.nlog = 0;
-	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 1, &sim), 0);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 1, SIM_REGS), 0);
 	assert_int_equal(pc.foreign, 1);
 	assert_int_equal(sim.nlog, 0);		/* nothing written, nothing acked */
 	assert_int_equal(sim.gstatus, 1ULL << 0 | 1ULL << 61);
 	/* Ours and theirs at once: ours handled, theirs left set. */
 	sim_advance(1000);
-	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 2, &sim), 1);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 2, SIM_REGS), 1);
 	assert_int_equal(sim.gstatus, 1ULL << 0 | 1ULL << 61);
 	assert_int_equal(sim.samples[1], 1);
 	/* While idle, the handler reads nothing. */
 	pmclog_pmu_release(&sim.caps, &pc, slot, 3);
 	sim.nlog = 0;
 	sim.tcg = true;		/* any read would now return 0: none expected */
-	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 10000000, &sim), 0);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 10000000, SIM_REGS), 0);
 	assert_int_equal(pc.foreign, 1);
 }
 
@@ -805,8 +813,8 @@ static void check_restore(void)
 	assert_int_equal(sim.gctrl, gctrl);
 	assert_int_equal(sim.gstatus, 0);
 	/* Its late PMI is claimed once; the next one is foreign. */
-	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 8, &sim), 1);
-	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 9, &sim), 0);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 8, SIM_REGS), 1);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 9, SIM_REGS), 0);
 	assert_int_equal(sim.samples[0] + sim.samples[1] + sim.samples[2], 0);
 	/* Nothing counts any more. */
 	sim.pmis = 0;
@@ -876,12 +884,12 @@ static void test_freeze_thaw(void **state)
 	sim_advance(399);
 	assert_int_equal(sim.pmis, 0);
 	sim_advance(1);
-	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 4, &sim), 1);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 4, SIM_REGS), 1);
 	/* An overflow at the moment of a freeze: reloaded, late NMI expected. */
 	sim_advance(1000);
 	pmclog_pmu_freeze(&sim.caps, &pc, 1U << slot, 5);
 	assert_int_equal(sim.gstatus, 0);
-	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 6, &sim), 1);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 6, SIM_REGS), 1);
 	assert_int_equal(sim.samples[0], 1);
 	pmclog_pmu_thaw(&sim.caps, &pc, 1U << slot, 7);
 	assert_int_equal(sim.ctr[slot], (1ULL << 48) - 1000);
@@ -972,14 +980,14 @@ static void test_amd_v2_global(void **state)
 	assert_int_equal(sim.pmis, 1);
 	assert_int_equal(sim.gstatus, 1);
 	sim.nlog = 0;
-	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 1, &sim), 1);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 1, SIM_REGS), 1);
 	assert_int_equal(sim.samples[0], 1);
 	assert_int_equal(sim.gstatus, 0);
 	for (i = 0; i < sim.nlog; i++)
 		assert_int_not_equal(sim.log[i].msr, PMCLOG_MSR_GLOBAL_OVF_CTRL);
 	/* Another counter's overflow (someone else's) is left for its owner. */
 	sim.gstatus = 1U << 3;
-	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 2, &sim), 0);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 2, SIM_REGS), 0);
 	assert_int_equal(sim.gstatus, 1U << 3);
 	sim.gstatus = 0;
 
@@ -1025,7 +1033,7 @@ static void check_storm(void)
 	sim_advance(1000);
 	while (sim.pmis > nmis && nmis < 10000) {
 		nmis++;
-		assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, &sim), 1);
+		assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, SIM_REGS), 1);
 		pmclog_pmu_nmi_took(&pc, now, now + 2000);
 		now += 2000;
 		sim_advance(1000);	/* due again before it returns */
@@ -1065,7 +1073,7 @@ static void check_storm(void)
 	sim_advance(1);
 	assert_int_equal(sim.pmis, pmis + 1);
 	/* A new tick: a new budget. */
-	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now + 10, &sim), 1);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now + 10, SIM_REGS), 1);
 	assert_int_equal(pc.throttled, 0);
 	assert_int_equal(sim.samples[0], 402);
 	pmclog_pmu_release(&sim.caps, &pc, slot, now + 20);
@@ -1108,7 +1116,7 @@ static void test_throttle_rate_limit(void **state)
 	for (i = 0; i < 2000; i++) {
 		sim_advance(1000);
 		now = 1 + (u64)i * 10000;
-		assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, &sim), 2);
+		assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, SIM_REGS), 2);
 		pmclog_pmu_nmi_took(&pc, now, now + 1000);	/* 10% of the CPU */
 	}
 	assert_int_equal(pc.throttles, 0);
@@ -1119,7 +1127,7 @@ static void test_throttle_rate_limit(void **state)
 	for (i = 0; i < 401; i++) {
 		sim_advance(1000);
 		now += 9000;
-		assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, &sim), 1);
+		assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, SIM_REGS), 1);
 	}
 	assert_int_equal(pc.throttled, 1U << b);
 	assert_int_equal(sim.nthrottle, 1);
@@ -1151,14 +1159,14 @@ static void test_throttle_cpu_time(void **state)
 	pmclog_pmu_claim(&sim.caps, &pc, slot, &s, true, now);
 	for (i = 0; i < 5; i++) {
 		sim_advance(1000000);
-		assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, &sim), 1);
+		assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, SIM_REGS), 1);
 		assert_int_equal(pc.throttled, 0);
 		pmclog_pmu_nmi_took(&pc, now, now + 250000);	/* 250 us each */
 		now += 260000;
 	}
 	assert_int_equal(pc.win_ns, 1250000);
 	sim_advance(1000000);
-	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, &sim), 1);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, SIM_REGS), 1);
 	assert_int_equal(pc.throttled, 1U << slot);
 	assert_int_equal(sim.samples[2], 6);
 	assert_int_equal(sim.nthrottle, 1);
@@ -1172,7 +1180,7 @@ static void test_throttle_cpu_time(void **state)
 	assert_int_equal(sim.throttle[1].reason, PMCLOG_THROTTLE_CPU_TIME);
 	/* The next tick starts with nothing spent. */
 	sim_advance(1000000);
-	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 100 + TICK_NS + 1, &sim), 1);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 100 + TICK_NS + 1, SIM_REGS), 1);
 	assert_int_equal(pc.win_ns, 0);
 	assert_int_equal(pc.throttled, 0);
 }
@@ -1197,9 +1205,9 @@ static void test_throttle_freeze_release(void **state)
 	s.target_ns = 1000000;
 	pmclog_pmu_claim(&sim.caps, &pc, slot, &s, true, 0);
 	sim_overflow(slot);
-	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 10, &sim), 1);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 10, SIM_REGS), 1);
 	sim_overflow(slot);
-	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 20, &sim), 1);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 20, SIM_REGS), 1);
 	assert_int_equal(pc.throttled, 1U << slot);
 	/* Switched out and in again while throttled: still stopped. */
 	pmclog_pmu_freeze(&sim.caps, &pc, 1U << slot, 30);
@@ -1221,11 +1229,11 @@ static void test_throttle_freeze_release(void **state)
 	assert_int_equal(pc.slot[slot].last_ns, 10 + TICK_NS + 1000000);
 	sim_overflow(slot);
 	assert_int_equal(sim.pmis, 1);
-	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 10 + TICK_NS + 2000000, &sim), 1);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 10 + TICK_NS + 2000000, SIM_REGS), 1);
 
 	/* Throttled again, then released: the throttle ends with the slot. */
 	sim_overflow(slot);
-	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 10 + TICK_NS + 2000010, &sim), 1);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, 10 + TICK_NS + 2000010, SIM_REGS), 1);
 	assert_int_equal(pc.throttled, 1U << slot);
 	assert_int_equal(sim.nthrottle, 3);
 	pmclog_pmu_release(&sim.caps, &pc, slot, 10 + TICK_NS + 2000110);
@@ -1281,7 +1289,7 @@ static void test_freq_nmi(void **state)
 
 		sim_advance(left);	/* at 2 events per ns */
 		now += left / 2;
-		assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, &sim), 1);
+		assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, SIM_REGS), 1);
 	}
 	assert_true(pc.slot[slot].period > 199000 && pc.slot[slot].period < 201000);
 
@@ -1293,7 +1301,7 @@ static void test_freq_nmi(void **state)
 	pmclog_pmu_thaw(&sim.caps, &pc, 1U << slot, now);
 	sim_advance(left - left / 2);
 	now += (left - left / 2) / 2;
-	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, &sim), 1);
+	assert_int_equal(pmclog_pmu_handle_nmi(&sim.caps, &pc, now, SIM_REGS), 1);
 	assert_true(pc.slot[slot].period > 199000 && pc.slot[slot].period < 201000);
 }
 
@@ -1379,7 +1387,7 @@ static void test_hybrid(void **state)
 	pmclog_pmu_claim(&e, &pc, slot, &s, true, 0);
 	assert_int_equal(pmclog_pmu_busy(&e), 1U << slot);
 	sim_advance(1000);
-	assert_int_equal(pmclog_pmu_handle_nmi(&e, &pc, 1, &sim), 1);
+	assert_int_equal(pmclog_pmu_handle_nmi(&e, &pc, 1, SIM_REGS), 1);
 	pmclog_pmu_release(&e, &pc, slot, 2);
 
 	/* Another vendor, or a CPU without a PMU: nothing every CPU has. */

@@ -156,7 +156,8 @@ enum pmclog_type {
  *   abi_version   PMCLOG_ABI_VERSION() of the module that wrote the log
  *   ncpus         nr_cpu_ids: every cpu field is below it
  *   clock         PMCLOG_CLOCK_*: the clock of every tstamp
- *   cpu_vendor    PMCLOG_CPU_VENDOR_*
+ *   cpu_vendor    PMCLOG_CPU_VENDOR_*: whose PMU conventions the CPU
+ *                 follows (Zhaoxin: INTEL, Hygon: AMD; cpu_id names it)
  *   cpu_family, cpu_model, cpu_stepping   as in /proc/cpuinfo (x86)
  *   pmu           PMCLOG_PMU_*: the hardware PMU the module found, if any
  *   realtime_ns   CLOCK_REALTIME at the same moment as header.tstamp, so

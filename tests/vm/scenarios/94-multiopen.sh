@@ -3,7 +3,7 @@
 # timeout: 90
 #
 # Several opens at once.  The module gives every open of /dev/pmclog its
-# own log (kmod/pmclog.h: one open is one owner); nothing is exclusive,
+# own log (kmod/pmclog_kern.h: one open is one owner); nothing is exclusive,
 # so no open may fail with EBUSY and each log must be whole.  First 8
 # bare opens held together, each of which reads its own INITIALIZE; then
 # five recorders at the same time: two

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pmclog internals shared by the files of the module.
+ * pmclog internals shared by the files of the module (as FreeBSD's
+ * sys/sys/pmckern.h is hwpmc's); the ABI with userland is
+ * include/uapi/linux/pmclog.h.
  *
  * One open of /dev/pmclog is one owner (hwpmc's "owner"): it has a log
  * buffer, up to PMCLOG_MAX_PMCS sampling PMCs and, for each CPU, a small
@@ -10,8 +12,8 @@
  *   next tick -> lazy irq_work   -> pmclog_sample_drain() [the owner's log]
  *   read(2)                      -> pmclog_log_read()     [userland]
  */
-#ifndef _PMCLOG_H
-#define _PMCLOG_H
+#ifndef _PMCLOG_KERN_H
+#define _PMCLOG_KERN_H
 
 #include <linux/irq_work.h>
 #include <linux/atomic.h>
@@ -325,14 +327,15 @@ void pmclog_hrtimer_exit(void);
 
 /* pmclog_x86_pmu.c */
 extern const struct pmclog_source_ops pmclog_x86_pmu_ops;
-int pmclog_pmu_init(void);
-void pmclog_pmu_exit(void);
-u16 pmclog_pmu_kind(void);
-const char *pmclog_pmu_describe(void);
-void pmclog_pmu_info_fill(struct pmclog_pmu_info *info);
+int pmclog_x86_pmu_init(void);
+void pmclog_x86_pmu_exit(void);
+u16 pmclog_x86_pmu_kind(void);
+u8 pmclog_x86_pmu_vendor(void);
+const char *pmclog_x86_pmu_describe(void);
+void pmclog_x86_pmu_info_fill(struct pmclog_pmu_info *info);
 
 /* pmclog_dev.c */
 int pmclog_dev_register(void);
 void pmclog_dev_unregister(void);
 
-#endif /* _PMCLOG_H */
+#endif /* _PMCLOG_KERN_H */
