@@ -674,7 +674,8 @@ __PMCLOG_ASSERT(sizeof(struct pmclog_pcsample) == 32, "PCSAMPLE");
 __PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_pcsample, pc) == 24, "PCSAMPLE.pc");
 __PMCLOG_ASSERT(sizeof(struct pmclog_map_in) == 48, "MAP_IN");
 __PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_map_in, path) == 48, "MAP_IN.path");
-__PMCLOG_ASSERT(PMCLOG_RECORD_LEN(sizeof(struct pmclog_map_in) + 1) == 56, "MAP_IN of a 1-byte path");
+__PMCLOG_ASSERT(PMCLOG_RECORD_LEN(sizeof(struct pmclog_map_in) + 1) == 56,
+		"PMCLOG_RECORD_LEN: MAP_IN of a 1-byte path");
 __PMCLOG_ASSERT(sizeof(struct pmclog_map_out) == 40, "MAP_OUT");
 __PMCLOG_ASSERT(sizeof(struct pmclog_procexec) == 24, "PROCEXEC");
 __PMCLOG_ASSERT(sizeof(struct pmclog_procfork) == 24, "PROCFORK");
