@@ -224,8 +224,11 @@ struct pmclog_writer *pmclog_writer__new(int fd,
 		return NULL;
 	}
 	w = calloc(1, sizeof(*w));
-	if (!w)
-		goto err_ksyms;
+	if (!w) {
+		pmclog_kallsyms__free(ksyms);
+		errno = ENOMEM;
+		return NULL;
+	}
 	w->tool = writer_tool;
 	pmclog_stats__init(&w->stats);
 	w->fd = fd;
@@ -238,10 +241,6 @@ struct pmclog_writer *pmclog_writer__new(int fd,
 		return NULL;
 	}
 	return w;
-err_ksyms:
-	pmclog_kallsyms__free(ksyms);
-	errno = ENOMEM;
-	return NULL;
 }
 
 /* Out of memory for the input at log offset off: save it undecoded. */
