@@ -9,7 +9,8 @@
 #   make demo            boot a VM with the module and profile a workload
 #   make deps            install what the above need (Debian packages)
 #   make lint            checkpatch --strict, sparse, mandoc, pmclog(1) vs options
-#   make install         module (through DKMS when present), tool, library,
+#   make install         module (through DKMS when present), tool, library
+#                        (libpmclog.a, .so, its public headers, libpmclog.pc),
 #                        uapi header, man pages, udev rule; make uninstall
 #
 # KDIR is the kernel build tree the module is built against (default: the
@@ -69,8 +70,7 @@ vm: deps tool
 
 # The unit tests, and the tool they run, built with ASan and UBSan (any
 # report fails), in a copy of the tree under build/sanitize so that the
-# ordinary objects stay as they are.  The record test preloads a shim into
-# the sanitized tool: ASan must not insist on coming first.
+# ordinary objects stay as they are.
 SAN_CFLAGS	:= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 		   -fno-sanitize-recover=all
 SAN_DIR		:= build/sanitize
@@ -79,7 +79,7 @@ unit-sanitize: deps
 	rm -rf $(SAN_DIR) && mkdir -p $(SAN_DIR)
 	git ls-files -co --exclude-standard -z -- include kmod tools tests/unit | \
 		tar --null -T - -cf - | tar -xf - -C $(SAN_DIR)
-	ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 \
+	ASAN_OPTIONS=detect_leaks=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(MAKE) -C $(SAN_DIR)/tests/unit check CFLAGS="$(SAN_CFLAGS)" \
 		LDFLAGS="-fsanitize=address,undefined"
@@ -119,10 +119,9 @@ man-check:
 
 install: tool
 	install -D -m 0755 tools/pmclog/pmclog $(DESTDIR)$(BINDIR)/pmclog
-	install -D -m 0644 tools/pmclog/libpmclog.a $(DESTDIR)$(LIBDIR)/libpmclog.a
+	$(MAKE) -C tools/pmclog install DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" \
+		LIBDIR="$(LIBDIR)" INCLUDEDIR="$(INCLUDEDIR)"
 	install -D -m 0644 include/uapi/linux/pmclog.h $(DESTDIR)$(INCLUDEDIR)/linux/pmclog.h
-	install -D -m 0644 tools/pmclog/lib/pmclog_reader.h \
-		$(DESTDIR)$(INCLUDEDIR)/pmclog/pmclog_reader.h
 	install -D -m 0644 man/pmclog.1 $(DESTDIR)$(MANDIR)/man1/pmclog.1
 	install -D -m 0644 man/libpmclog.3 $(DESTDIR)$(MANDIR)/man3/libpmclog.3
 	install -D -m 0644 man/pmclog.4 $(DESTDIR)$(MANDIR)/man4/pmclog.4
@@ -135,13 +134,12 @@ install: tool
 uninstall:
 	VERSION=$(VERSION) KVER=$(KVER) KDIR=$(KDIR) DESTDIR=$(DESTDIR) DKMS=$(DKMS) \
 		scripts/install-module.sh uninstall
-	rm -f $(DESTDIR)$(BINDIR)/pmclog $(DESTDIR)$(LIBDIR)/libpmclog.a \
-		$(DESTDIR)$(INCLUDEDIR)/linux/pmclog.h \
-		$(DESTDIR)$(INCLUDEDIR)/pmclog/pmclog_reader.h \
+	$(MAKE) -C tools/pmclog uninstall DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" \
+		LIBDIR="$(LIBDIR)" INCLUDEDIR="$(INCLUDEDIR)"
+	rm -f $(DESTDIR)$(BINDIR)/pmclog $(DESTDIR)$(INCLUDEDIR)/linux/pmclog.h \
 		$(DESTDIR)$(MANDIR)/man1/pmclog.1 $(DESTDIR)$(MANDIR)/man3/libpmclog.3 \
 		$(DESTDIR)$(MANDIR)/man4/pmclog.4 \
 		$(DESTDIR)$(UDEVRULESDIR)/60-pmclog.rules
-	-rmdir $(DESTDIR)$(INCLUDEDIR)/pmclog 2>/dev/null
 
 demo: deps tool
 	tests/vm/run.sh --kernels "$(firstword $(KERNELS))" --demo

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pmclog_common.h"
 #include "pmclog_reader.h"
 #include "pmclog_symtab.h"
 
@@ -36,6 +37,33 @@ static inline void fz_fail(const char *fmt, ...)
 }
 
 #define FZ_CHECK(cond, ...) do { if (!(cond)) fz_fail(__VA_ARGS__); } while (0)
+
+/*
+ * The library's warnings since fz_listen(), kept (not printed) for a
+ * check that a failure said why: fz_said()[0].
+ */
+static char fz_said_buf[512];
+
+static inline int fz_print(enum pmclog_print_level level, const char *fmt,
+			   va_list ap)
+{
+	size_t n = strlen(fz_said_buf);
+
+	if (level != PMCLOG_WARN || n + 1 >= sizeof(fz_said_buf))
+		return 0;
+	return vsnprintf(fz_said_buf + n, sizeof(fz_said_buf) - n, fmt, ap);
+}
+
+static inline void fz_listen(void)
+{
+	fz_said_buf[0] = '\0';
+	pmclog_set_print(fz_print);
+}
+
+static inline const char *fz_said(void)
+{
+	return fz_said_buf;
+}
 
 static inline FILE *fz_devnull(void)
 {

@@ -21,6 +21,7 @@
 #include "pmclog_replay.h"
 #include "pmclog_report.h"
 #include "pmclog_resolve.h"
+#include "pmclog_internal.h"
 #include "pmclog_symtab.h"
 
 enum role {
@@ -263,7 +264,7 @@ static void report(const struct logbuf *b, struct pmclog_strings *strings,
 	struct pmclog_replay *rp = replay_of(b, strings);
 	struct pmclog_resolver *res = pmclog_resolver__new(strings, ro);
 	struct pmclog_report *rep = res ? pmclog_report__new(strings, rp, res, &o) : NULL;
-	char gdir[PATH_MAX], map[PATH_MAX + 16], line[2 * PATH_MAX], err[512] = "";
+	char gdir[PATH_MAX], map[PATH_MAX + 16], line[2 * PATH_MAX];
 	FILE *f;
 
 	if (!rep)
@@ -275,8 +276,9 @@ static void report(const struct logbuf *b, struct pmclog_strings *strings,
 	pmclog_report__print_stats(rep, fz_devnull(), 1);
 	snprintf(gdir, sizeof(gdir), "%s/gmon", fz_scratch_dir());
 	snprintf(map, sizeof(map), "%s/gmon.map", gdir);
-	if (pmclog_report__write_gmon(rep, gdir, map, err, sizeof(err))) {
-		FZ_CHECK(err[0], "-g failed without saying why");
+	fz_listen();
+	if (pmclog_report__write_gmon(rep, gdir, map)) {
+		FZ_CHECK(fz_said()[0], "-g failed without saying why");
 	} else if ((f = fopen(map, "re"))) {
 		while (fgets(line, sizeof(line), f)) {
 			FZ_CHECK(strchr(line, ' '), "-M line without a space: %s", line);

@@ -278,7 +278,7 @@ static void m_fork(struct model *m, const struct pmclog_procfork *f)
 	size_t n;
 
 	if (f->ppid == f->pid)
-		return;		/* corrupt: changes nothing (pmclog_maps.h) */
+		return;		/* corrupt: changes nothing (pmclog_internal.h: the maps) */
 	m_map(m, f->pid);	/* both made before a pointer is kept */
 	parent = m_map(m, f->ppid);
 	child = m_map(m, f->pid);

@@ -375,7 +375,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pmclog_replay *rp;
 	struct pmclog_resolver *res;
 	struct pmclog_report *rep;
-	char gdir[PATH_MAX], map[PATH_MAX], err[512] = "";
+	char gdir[PATH_MAX], map[PATH_MAX];
 	__u32 pids[2];
 	__u64 samples;
 
@@ -419,8 +419,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (data[0] & 0x80) {
 		snprintf(gdir, sizeof(gdir), "%s/gmon", fz_scratch_dir());
 		snprintf(map, sizeof(map), "%s/gmon.map", gdir);
-		if (pmclog_report__write_gmon(rep, gdir, map, err, sizeof(err)))
-			FZ_CHECK(err[0], "-g failed without saying why");
+		fz_listen();
+		if (pmclog_report__write_gmon(rep, gdir, map))
+			FZ_CHECK(fz_said()[0], "-g failed without saying why");
 		else
 			check_gmon_map(map);
 		fz_rm_tree(gdir);

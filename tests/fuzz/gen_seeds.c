@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "log_builder.h"
+#include "pmclog_internal.h"
 #include "pmclog_symtab.h"
 
 static const char *outdir;

@@ -11,6 +11,7 @@
 
 #include <assert.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <linux/pmclog.h>
 
@@ -45,11 +46,6 @@ static inline struct pmclog_header *lb_header(struct logbuf *b, size_t off)
 	return (struct pmclog_header *)(b->data + off);
 }
 
-static inline size_t lb_align(size_t n)
-{
-	return (n + PMCLOG_RECORD_ALIGN - 1) & ~(size_t)(PMCLOG_RECORD_ALIGN - 1);
-}
-
 static inline size_t lb_initialize_abi(struct logbuf *b, __u32 abi, __u32 ncpus)
 {
 	struct pmclog_initialize r = {
@@ -77,7 +73,7 @@ static inline size_t lb_pmcallocate(struct logbuf *b, __u8 pmcid, __u32 event,
 		.period = period,
 	};
 
-	strncpy(r.name, name, sizeof(r.name));
+	snprintf(r.name, sizeof(r.name), "%s", name);
 	return lb_put(b, PMCLOG_TYPE_PMCALLOCATE, sizeof(r), &r, sizeof(r));
 }
 
@@ -101,7 +97,7 @@ static inline size_t lb_map_in(struct logbuf *b, __u32 pid, __u64 start,
 		.pid = pid, .flags = flags, .start = start, .end = end,
 		.offset = offset,
 	};
-	size_t len = lb_align(sizeof(r) + strlen(path) + 1);
+	size_t len = PMCLOG_RECORD_LEN(sizeof(r) + strlen(path) + 1);
 	size_t off = lb_put(b, PMCLOG_TYPE_MAP_IN, len, &r, sizeof(r));
 
 	memcpy(b->data + off + sizeof(r), path, strlen(path));
@@ -119,7 +115,7 @@ static inline size_t lb_map_out(struct logbuf *b, __u32 pid, __u64 start,
 static inline size_t lb_procexec(struct logbuf *b, __u32 pid, const char *path)
 {
 	struct pmclog_procexec r = { .pid = pid };
-	size_t len = lb_align(sizeof(r) + strlen(path) + 1);
+	size_t len = PMCLOG_RECORD_LEN(sizeof(r) + strlen(path) + 1);
 	size_t off = lb_put(b, PMCLOG_TYPE_PROCEXEC, len, &r, sizeof(r));
 
 	memcpy(b->data + off + sizeof(r), path, strlen(path));
@@ -168,7 +164,7 @@ static inline size_t lb_ksymbol(struct logbuf *b, __u64 start, __u64 size,
 		.header.flags = synth ? PMCLOG_HF_SYNTH : 0,
 		.pid = PMCLOG_PID_KERNEL, .start = start, .size = size,
 	};
-	size_t len = lb_align(sizeof(r) + strlen(name) + 1);
+	size_t len = PMCLOG_RECORD_LEN(sizeof(r) + strlen(name) + 1);
 	size_t off = lb_put(b, PMCLOG_TYPE_KSYMBOL, len, &r, sizeof(r));
 
 	memcpy(b->data + off + sizeof(r), name, strlen(name));

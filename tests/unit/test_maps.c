@@ -16,7 +16,7 @@
 
 #include "log_builder.h"
 #include "pmclog_kallsyms.h"
-#include "pmclog_maps.h"
+#include "pmclog_internal.h"
 #include "pmclog_reader.h"
 #include "pmclog_replay.h"
 
@@ -163,6 +163,17 @@ static struct pmclog_replay *replay_log(struct logbuf *b,
 }
 
 /* Set the tstamp of the record at off (the builder numbers by offset). */
+/* A pmclog_kallsyms_record_fn: the record appended to the logbuf ctx. */
+static int append_record(void *ctx, const struct pmclog_ksymbol *rec)
+{
+	struct logbuf *b = ctx;
+
+	assert_true(b->len + rec->header.length <= sizeof(b->data));
+	memcpy(b->data + b->len, rec, rec->header.length);
+	b->len += rec->header.length;
+	return 0;
+}
+
 static void at(struct logbuf *b, size_t off, __u64 ts)
 {
 	lb_header(b, off)->tstamp = ts;
@@ -392,8 +403,6 @@ static void test_kallsyms(void **state)
 	struct pmclog_replay *rp;
 	const struct pmclog_sym *sym;
 	FILE *f;
-	void *recs;
-	size_t len;
 
 	(void)state;
 	f = fmemopen((void *)hidden, sizeof(hidden) - 1, "r");
@@ -416,10 +425,7 @@ static void test_kallsyms(void **state)
 	at(&b, lb_pcsample(&b, 0, 1, 1, 0xffffffff91000050ULL, 0), 6);
 	at(&b, lb_pcsample(&b, 0, 1, 1, 0xffffffffc00010f0ULL, 0), 6);
 	/* ...and writes only those, at the end, with INITIALIZE's stamp. */
-	assert_int_equal(pmclog_kallsyms__records(ks, true, 1, 0, &recs, &len), 0);
-	memcpy(b.data + b.len, recs, len);
-	b.len += len;
-	free(recs);
+	assert_int_equal(pmclog_kallsyms__foreach_record(ks, true, 1, 0, append_record, &b), 0);
 	pmclog_kallsyms__free(ks);
 	rp = replay_log(&b, st, &seen);
 	assert_int_equal(seen.n, 2);

@@ -1,70 +1,185 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * `pmclog record` against a stand-in device (record_shim.so, preloaded):
- * how events turn into ALLOCATEs, and that a recorder whose ATTACH is
- * refused exits at once instead of waiting for the command it holds.
+ * `pmclog record` itself (record_main()), on a stand-in for the module:
+ * the device's ioctls answered by a pmclog_device_ops, its records
+ * written into the pipe the device reads.  How events turn into
+ * ALLOCATEs, what ATTACH is asked, that a recorder whose ATTACH is
+ * refused exits at once instead of waiting for the command it holds,
+ * the message of a rate above the module's limit, and whole recordings:
+ * the file is the module's records, the summary their counts, a log the
+ * module did not end is an error.
  */
 #include <setjmp.h>
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#define TOOL	"../../tools/pmclog/pmclog"
+#include "log_builder.h"
+#include "builtin.h"
+#include "pmclog_internal.h"
+#include "pmclog_reader.h"
 
-static char shim_log[] = "/tmp/pmclog-shim-XXXXXX";
-static char err_log[] = "/tmp/pmclog-shim-err-XXXXXX";
-/* The shim's max_sample_rate for the next run_record(); NULL: none. */
-static const char *shim_max_rate;
-/* The shim behaves as a module before ABI 1.3 in the next run_record(). */
-static bool shim_old_alloc;
+#define MAX_ALLOCS	16
 
-/* Run the tool with args (NULL-terminated); its exit status, or -1. */
+/* How the stand-in module answers the next run_record(). */
+struct fake_cfg {
+	__u32 max_rate;			/* GET_PMU's max_sample_rate; ERANGE above */
+	int attach_errno;		/* 0: ATTACH succeeds */
+	bool no_closelog;		/* STOP ends the log without CLOSELOG */
+	bool old_alloc;			/* a module before ABI 1.3: no names */
+};
+
+static struct fake_cfg cfg = { .max_rate = 100000 };
+
+/* The stand-in module: what it was asked. */
+struct fake {
+	struct fake_cfg cfg;
+	struct pmclog_alloc allocs[MAX_ALLOCS];	/* name "-": none came */
+	unsigned int nallocs;
+	struct pmclog_attach attach;
+	bool attached, started, stopped;
+	int wr;				/* the pipe the device reads */
+	struct logbuf log;		/* what START and STOP wrote */
+};
+
+static struct fake fake;
+
+static void fake_emit(struct fake *f, size_t from)
+{
+	assert_int_equal(write(f->wr, f->log.data + from, f->log.len - from),
+			 (ssize_t)(f->log.len - from));
+}
+
+static int fake_allocate(struct fake *f, struct pmclog_alloc *a, size_t size)
+{
+	if (size != PMCLOG_ALLOC_SIZE_VER0 &&
+	    (f->cfg.old_alloc || size != sizeof(*a))) {
+		errno = E2BIG;
+		return -1;
+	}
+	if (a->flags & PMCLOG_PMC_F_FREQ && a->period > f->cfg.max_rate) {
+		errno = ERANGE;
+		return -1;
+	}
+	assert_true(f->nallocs < MAX_ALLOCS);
+	a->pmcid = (__u32)f->nallocs + 1;
+	f->allocs[f->nallocs] = *a;
+	if (size == PMCLOG_ALLOC_SIZE_VER0)
+		strcpy(f->allocs[f->nallocs].name, "-");
+	f->nallocs++;
+	return 0;
+}
+
+static int fake_ioctl(void *ctx, int fd, unsigned long req, void *arg)
+{
+	struct fake *f = ctx;
+	size_t from = f->log.len;
+
+	(void)fd;
+	/* ALLOCATE of either size, as copy_struct_from_user() sees it. */
+	if (_IOC_TYPE(req) == PMCLOG_IOC_MAGIC &&
+	    _IOC_NR(req) == _IOC_NR(PMCLOG_IOC_ALLOCATE))
+		return fake_allocate(f, arg, _IOC_SIZE(req));
+	switch (req) {
+	case PMCLOG_IOC_GET_VERSION:
+		((struct pmclog_version *)arg)->abi_version = PMCLOG_ABI_CURRENT;
+		return 0;
+	case PMCLOG_IOC_GET_PMU:
+		*(struct pmclog_pmu_info *)arg = (struct pmclog_pmu_info){
+			.pmu = PMCLOG_PMU_NONE, .max_sample_rate = f->cfg.max_rate,
+		};
+		return 0;
+	case PMCLOG_IOC_ATTACH:
+		if (f->cfg.attach_errno) {
+			errno = f->cfg.attach_errno;
+			return -1;
+		}
+		f->attach = *(const struct pmclog_attach *)arg;
+		f->attached = true;
+		return 0;
+	case PMCLOG_IOC_START:
+		f->started = true;
+		lb_initialize(&f->log);
+		for (unsigned int i = 0; i < f->nallocs; i++)
+			lb_pmcallocate(&f->log, (__u8)(i + 1), f->allocs[i].event,
+				       f->allocs[i].flags, f->allocs[i].period,
+				       f->allocs[i].name);
+		lb_pcsample(&f->log, 0, 7, 7, 0x401000, 1);
+		lb_pcsample(&f->log, 1, 7, 8, 0x401010, 1);
+		fake_emit(f, from);
+		return 0;
+	case PMCLOG_IOC_STOP:
+		f->stopped = true;
+		if (!f->cfg.no_closelog)
+			lb_closelog(&f->log, 2, 0, 0);
+		fake_emit(f, from);
+		close(f->wr);	/* read(2) returns 0: the log is over */
+		f->wr = -1;
+		return 0;
+	default:
+		errno = ENOTTY;
+		return -1;
+	}
+}
+
+static const struct pmclog_device_ops fake_ops = { .ioctl = fake_ioctl };
+
+static char out_path[] = "/tmp/pmclog-record-XXXXXX";
+static char err_path[] = "/tmp/pmclog-record-err-XXXXXX";
+
+/*
+ * record_main() with args (NULL-terminated) after "record", on a fresh
+ * stand-in, stderr to err_path; its exit status.
+ */
 static int run_record(double *seconds, ...)
 {
-	const char *argv[32] = { TOOL, "record", "-q", "-o", "/dev/null" };
+	const char *argv[32] = { "record" };
+	struct pmclog_device *dev;
 	struct timespec t0, t1;
-	int argc = 5, status;
+	int argc = 1, p[2], saved_err, status;
 	const char *a;
 	va_list ap;
-	pid_t pid;
 
 	va_start(ap, seconds);
 	while ((a = va_arg(ap, const char *)) && argc < 31)
 		argv[argc++] = a;
 	va_end(ap);
 	argv[argc] = NULL;
+
+	memset(&fake, 0, sizeof(fake));
+	fake.cfg = cfg;
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	fake.wr = p[1];
+	dev = pmclog_device__new(p[0], "/dev/fake", &fake_ops, &fake, false);
+	assert_non_null(dev);
+
+	fflush(stderr);
+	saved_err = dup(STDERR_FILENO);
+	assert_true(saved_err >= 0);
+	assert_non_null(freopen(err_path, "w", stderr));
+	alarm(10);	/* a hang fails the test */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		setenv("PMCLOG_DEVICE", "/dev/null", 1);
-		setenv("LD_PRELOAD", "./record_shim.so", 1);
-		setenv("SHIM_LOG", shim_log, 1);
-		if (shim_max_rate)
-			setenv("SHIM_MAX_RATE", shim_max_rate, 1);
-		if (shim_old_alloc)
-			setenv("SHIM_OLD_ALLOC", "1", 1);
-		if (!freopen(err_log, "w", stderr))
-			_exit(126);
-		alarm(10);	/* a hang fails the test, not the suite */
-		execv(TOOL, (char *const *)argv);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
+	status = record_main(argc, (char **)argv, dev);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	alarm(0);
+	fflush(stderr);
+	dup2(saved_err, STDERR_FILENO);
+	close(saved_err);
+	if (fake.wr >= 0)
+		close(fake.wr);
 	*seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return status;
 }
 
 static char *read_file(const char *path)
@@ -81,40 +196,39 @@ static char *read_file(const char *path)
 	return buf;
 }
 
-static char *read_log(void)
-{
-	return read_file(shim_log);
-}
-
 static int setup(void **state)
 {
-	int fd = mkstemp(shim_log);
+	int fd = mkstemp(out_path);
 
 	(void)state;
 	if (fd < 0)
 		return -1;
 	close(fd);
-	fd = mkstemp(err_log);
+	fd = mkstemp(err_path);
 	if (fd < 0)
 		return -1;
 	close(fd);
+	pmclog_set_print(print_libpmclog);
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	unlink(shim_log);
-	unlink(err_log);
+	unlink(out_path);
+	unlink(err_path);
 	return 0;
 }
 
-static void clear_log(void)
+static void assert_alloc(unsigned int i, __u32 event, __u32 flags,
+			 __u64 period, __u64 config, const char *name)
 {
-	FILE *f = fopen(shim_log, "w");
-
-	assert_non_null(f);
-	fclose(f);
+	assert_true(i < fake.nallocs);
+	assert_string_equal(fake.allocs[i].name, name);
+	assert_int_equal(fake.allocs[i].event, event);
+	assert_int_equal(fake.allocs[i].flags, flags);
+	assert_int_equal(fake.allocs[i].period, period);
+	assert_int_equal(fake.allocs[i].config, config);
 }
 
 /* -e repeated and comma lists: one ALLOCATE each, in order. */
@@ -124,19 +238,24 @@ static void test_several_events(void **state)
 	double secs;
 	(void)state;
 
-	clear_log();
+	cfg.attach_errno = EOPNOTSUPP;
 	/* ATTACH is refused: EX_OSERR, and at once (the command was held). */
-	assert_int_equal(run_record(&secs, "-F", "500", "-e", "cycles,instructions",
-				    "-e", "r01c2:u", "--", "sleep", "5", NULL), 71);
+	assert_int_equal(run_record(&secs, "-q", "-o", "/dev/null", "-F", "500",
+				    "-e", "cycles,instructions", "-e", "r01c2:u",
+				    "--", "sleep", "5", NULL), 71);
 	assert_true(secs < 3);
+	cfg.attach_errno = 0;
 	/* A failed start removes only a log it created: not -o /dev/null. */
 	assert_int_equal(stat("/dev/null", &st), 0);
 	assert_true(S_ISCHR(st.st_mode));
+	assert_int_equal(fake.nallocs, 3);
 	/* Each with its name as given, which the module writes (ABI 1.3). */
-	assert_string_equal(read_log(),
-			    "2 0x1 500 0 cycles\n"		/* FREQ */
-			    "3 0x1 500 0 instructions\n"
-			    "9 0x3 500 0x1c2 r01c2:u\n");	/* raw, FREQ|USER */
+	assert_alloc(0, PMCLOG_EV_CYCLES, PMCLOG_PMC_F_FREQ, 500, 0, "cycles");
+	assert_alloc(1, PMCLOG_EV_INSTRUCTIONS, PMCLOG_PMC_F_FREQ, 500, 0, "instructions");
+	assert_alloc(2, PMCLOG_EV_RAW, PMCLOG_PMC_F_FREQ | PMCLOG_PMC_F_USER, 500, 0x1c2,
+		     "r01c2:u");
+	assert_false(fake.started);
+	assert_non_null(strstr(read_file(err_path), "/dev/fake: cannot attach to process "));
 }
 
 /*
@@ -148,15 +267,16 @@ static void test_module_without_names(void **state)
 	double secs;
 	(void)state;
 
-	clear_log();
-	shim_old_alloc = true;
-	assert_int_equal(run_record(&secs, "-F", "500", "-e", "cycles,r01c2:u",
-				    "--", "true", NULL), 71);
-	shim_old_alloc = false;
-	assert_string_equal(read_log(),
-			    "2 0x1 500 0 -\n"
-			    "9 0x3 500 0x1c2 -\n");
-	assert_null(strstr(read_file(err_log), "ALLOCATE"));
+	cfg.old_alloc = true;
+	cfg.attach_errno = EOPNOTSUPP;
+	assert_int_equal(run_record(&secs, "-q", "-o", "/dev/null", "-F", "500",
+				    "-e", "cycles,r01c2:u", "--", "true", NULL), 71);
+	cfg.old_alloc = false;
+	cfg.attach_errno = 0;
+	assert_int_equal(fake.nallocs, 2);
+	assert_alloc(0, PMCLOG_EV_CYCLES, PMCLOG_PMC_F_FREQ, 500, 0, "-");
+	assert_alloc(1, PMCLOG_EV_RAW, PMCLOG_PMC_F_FREQ | PMCLOG_PMC_F_USER, 500, 0x1c2, "-");
+	assert_null(strstr(read_file(err_path), "ALLOCATE"));
 }
 
 static void test_default_event(void **state)
@@ -164,9 +284,12 @@ static void test_default_event(void **state)
 	double secs;
 	(void)state;
 
-	clear_log();
-	assert_int_equal(run_record(&secs, "-c", "250000", "--", "true", NULL), 71);
-	assert_string_equal(read_log(), "1 0 250000 0 cpu-clock\n");	/* period */
+	cfg.attach_errno = EOPNOTSUPP;
+	assert_int_equal(run_record(&secs, "-q", "-o", "/dev/null", "-c", "250000",
+				    "--", "true", NULL), 71);
+	cfg.attach_errno = 0;
+	assert_int_equal(fake.nallocs, 1);
+	assert_alloc(0, PMCLOG_EV_CPU_CLOCK, 0, 250000, 0, "cpu-clock");	/* period */
 }
 
 static void test_bad_events(void **state)
@@ -174,12 +297,13 @@ static void test_bad_events(void **state)
 	double secs;
 	(void)state;
 
-	clear_log();
 	assert_int_equal(run_record(&secs, "-e", "cpu-clock", "-e", "cycles,cpu-clock",
 				    "--", "true", NULL), 64);
+	assert_int_equal(fake.nallocs, 0);	/* refused before the device */
 	assert_int_equal(run_record(&secs, "-e", "no-such-event", "--", "true", NULL), 64);
+	assert_int_equal(fake.nallocs, 0);
 	assert_int_equal(run_record(&secs, "-e", "a,b,c,d,e,f,g,h,i", "--", "true", NULL), 64);
-	assert_string_equal(read_log(), "");	/* refused before the device */
+	assert_int_equal(fake.nallocs, 0);
 }
 
 /*
@@ -192,17 +316,99 @@ static void test_rate_above_limit(void **state)
 	double secs;
 	(void)state;
 
-	clear_log();
-	shim_max_rate = "5000";
-	assert_int_equal(run_record(&secs, "-F", "5001", "-e", "cycles", "--", "true", NULL), 64);
-	err = read_file(err_log);
+	cfg.max_rate = 5000;
+	assert_int_equal(run_record(&secs, "-q", "-o", "/dev/null", "-F", "5001",
+				    "-e", "cycles", "--", "true", NULL), 64);
+	err = read_file(err_path);
 	assert_non_null(strstr(err, "event cycles with -F 5001 samples faster than the module allows: at most 5000 per second per CPU"));
 	assert_non_null(strstr(err, "max_sample_rate"));
-	assert_string_equal(read_log(), "");
-	/* At the limit: ALLOCATE succeeds (ATTACH is the shim's failure). */
-	assert_int_equal(run_record(&secs, "-F", "5000", "-e", "cycles", "--", "true", NULL), 71);
-	assert_string_equal(read_log(), "2 0x1 5000 0 cycles\n");
-	shim_max_rate = NULL;
+	assert_int_equal(fake.nallocs, 0);
+	/* At the limit: ALLOCATE succeeds, and the recording with it. */
+	assert_int_equal(run_record(&secs, "-q", "-o", "/dev/null", "-F", "5000",
+				    "-e", "cycles", "--", "true", NULL), 0);
+	assert_int_equal(fake.nallocs, 1);
+	assert_alloc(0, PMCLOG_EV_CYCLES, PMCLOG_PMC_F_FREQ, 5000, 0, "cycles");
+	cfg.max_rate = 100000;
+}
+
+/* The record types of the file at out_path, in order, in types. */
+static size_t file_types(unsigned int *types, size_t max, enum pmclog_reader_end *end)
+{
+	struct pmclog_reader *r = pmclog_reader__open_file(out_path, NULL);
+	struct pmclog_record rec;
+	size_t n = 0;
+	int ret;
+
+	assert_non_null(r);
+	while ((ret = pmclog_reader__next(r, &rec)) == 1 && n < max)
+		types[n++] = rec.type;
+	assert_int_equal(ret, 0);
+	*end = pmclog_reader__end(r);
+	pmclog_reader__free(r);
+	return n;
+}
+
+/*
+ * A command recorded to its end: the module is asked for the command's
+ * process and its descendants, started, stopped when the command exits,
+ * and the file holds its records, CLOSELOG last; the summary counts them.
+ */
+static void test_whole_recording(void **state)
+{
+	unsigned int types[16];
+	enum pmclog_reader_end end;
+	char want[256];
+	double secs;
+	(void)state;
+
+	assert_int_equal(run_record(&secs, "--no-kallsyms", "-d", "-o", out_path,
+				    "--", "true", NULL), 0);
+	assert_true(fake.attached && fake.started && fake.stopped);
+	assert_int_equal(fake.attach.mode, PMCLOG_ATTACH_PROCESS);
+	assert_int_equal(fake.attach.flags, PMCLOG_ATTACH_F_CHILDREN);
+	assert_true(fake.attach.pid > 0 && fake.attach.pid != (__u32)getpid());
+	assert_int_equal(file_types(types, 16, &end), 5);
+	assert_int_equal(types[0], PMCLOG_TYPE_INITIALIZE);
+	assert_int_equal(types[1], PMCLOG_TYPE_PMCALLOCATE);
+	assert_int_equal(types[2], PMCLOG_TYPE_PCSAMPLE);
+	assert_int_equal(types[3], PMCLOG_TYPE_PCSAMPLE);
+	assert_int_equal(types[4], PMCLOG_TYPE_CLOSELOG);
+	assert_int_equal(end, PMCLOG_READER_END_CLOSELOG);
+	snprintf(want, sizeof(want),
+		 "pmclog: 5 records, 2 samples, 0 samples dropped, 0 records dropped, %zu bytes written to %s\n",
+		 fake.log.len, out_path);
+	assert_string_equal(read_file(err_path), want);
+}
+
+/* -a with a command: the whole system, while the command runs. */
+static void test_system_while_command(void **state)
+{
+	double secs;
+	(void)state;
+
+	assert_int_equal(run_record(&secs, "-q", "--no-kallsyms", "-a", "-o", out_path,
+				    "--", "true", NULL), 0);
+	assert_int_equal(fake.attach.mode, PMCLOG_ATTACH_SYSTEM);
+	assert_int_equal(fake.attach.pid, 0);
+	assert_true(fake.stopped);
+	assert_string_equal(read_file(err_path), "");
+}
+
+/* A module that ends the log without CLOSELOG: saved, but EX_PROTOCOL. */
+static void test_no_closelog(void **state)
+{
+	unsigned int types[16];
+	enum pmclog_reader_end end;
+	double secs;
+	(void)state;
+
+	cfg.no_closelog = true;
+	assert_int_equal(run_record(&secs, "-q", "--no-kallsyms", "-o", out_path,
+				    "--", "true", NULL), 76);
+	cfg.no_closelog = false;
+	assert_int_equal(file_types(types, 16, &end), 4);
+	assert_int_equal(end, PMCLOG_READER_END_EOF);
+	assert_non_null(strstr(read_file(err_path), "ended without CLOSELOG"));
 }
 
 int main(void)
@@ -213,11 +419,10 @@ int main(void)
 		cmocka_unit_test(test_default_event),
 		cmocka_unit_test(test_bad_events),
 		cmocka_unit_test(test_rate_above_limit),
+		cmocka_unit_test(test_whole_recording),
+		cmocka_unit_test(test_system_while_command),
+		cmocka_unit_test(test_no_closelog),
 	};
 
-	if (access(TOOL, X_OK) || access("./record_shim.so", R_OK)) {
-		fprintf(stderr, "test_record: needs %s and ./record_shim.so (make)\n", TOOL);
-		return 1;
-	}
 	return cmocka_run_group_tests_name("record", tests, setup, teardown);
 }

@@ -23,6 +23,7 @@
 #include "pmclog_replay.h"
 #include "pmclog_report.h"
 #include "pmclog_resolve.h"
+#include "pmclog_internal.h"
 #include "pmclog_symtab.h"
 
 static char dir[64];
@@ -782,7 +783,7 @@ static void test_gprof(void **state)
 	static struct logbuf b;
 	struct pmclog_strings *st = pmclog_strings__new();
 	struct pmclog_elf *e = load(st, "nopie");
-	char path[128], gdir[128], map[128], err[256], line[512];
+	char path[128], gdir[128], map[128], line[512];
 	struct report_run rr;
 	int alpha_pct = -1, beta_pct = -1;
 	FILE *p;
@@ -794,7 +795,7 @@ static void test_gprof(void **state)
 	report_run(&rr, &b, NULL);
 	snprintf(gdir, sizeof(gdir), "%s/gmon", dir);
 	snprintf(map, sizeof(map), "%s/gmon.map", dir);
-	assert_int_equal(pmclog_report__write_gmon(rr.rep, gdir, map, err, sizeof(err)), 0);
+	assert_int_equal(pmclog_report__write_gmon(rr.rep, gdir, map), 0);
 	snprintf(line, sizeof(line), "gprof -b -p %s %s/nopie.gmon", path, gdir);
 	p = popen(line, "r");
 	assert_non_null(p);
@@ -849,7 +850,7 @@ static void test_gprof_top(void **state)
 		.keys = { PMCLOG_SORT_DSO, PMCLOG_SORT_SYM }, .nkeys = 2,
 	};
 	struct pmclog_resolver_opts ro = { 0 };
-	char kernel[128], gdir[128], path[160], err[256];
+	char kernel[128], gdir[128], path[160];
 	struct report_run rr;
 	__u64 low, high;
 	__u32 nbins;
@@ -866,7 +867,7 @@ static void test_gprof_top(void **state)
 	lb_closelog(&b, 2, 0, 0);
 	report_run_ro(&rr, &b, &ro, &o);
 	snprintf(gdir, sizeof(gdir), "%s/gmon-top", dir);
-	assert_int_equal(pmclog_report__write_gmon(rr.rep, gdir, NULL, err, sizeof(err)), 0);
+	assert_int_equal(pmclog_report__write_gmon(rr.rep, gdir, NULL), 0);
 	snprintf(path, sizeof(path), "%s/kernel.gmon", gdir);
 	gmon_header(path, &low, &high, &nbins);
 	assert_int_equal(low, 0xfffffffffffff000ULL);
@@ -888,7 +889,7 @@ static void test_gprof_names(void **state)
 		.keys = { PMCLOG_SORT_DSO, PMCLOG_SORT_SYM }, .nkeys = 2,
 	};
 	struct pmclog_resolver_opts ro = { .root = dir, .kernel = "/nopie" };
-	char gdir[128], map[160], line[512], err[256];
+	char gdir[128], map[160], line[512];
 	struct report_run rr;
 	int kernel = 0, prog = 0;
 	FILE *f;
@@ -906,7 +907,7 @@ static void test_gprof_names(void **state)
 	report_run_ro(&rr, &b, &ro, &o);
 	snprintf(gdir, sizeof(gdir), "%s/gmon-names", dir);
 	snprintf(map, sizeof(map), "%s/gmon-names.map", dir);
-	assert_int_equal(pmclog_report__write_gmon(rr.rep, gdir, map, err, sizeof(err)), 0);
+	assert_int_equal(pmclog_report__write_gmon(rr.rep, gdir, map), 0);
 	f = fopen(map, "r");
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f)) {

@@ -13,7 +13,7 @@
 #include <sysexits.h>
 #include <unistd.h>
 
-#include "pmclog.h"
+#include "builtin.h"
 #include "pmclog_format.h"
 #include "pmclog_reader.h"
 

@@ -18,13 +18,14 @@
  * before a first try perf's counters show as busy (the NMI watchdog's
  * counts) or free.  Exit status 0 whenever the list could be made.
  */
+#include <err.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sysexits.h>
-#include <unistd.h>
 
-#include "pmclog.h"
+#include "builtin.h"
+#include "pmclog_device.h"
 #include "pmclog_events.h"
 #include "pmclog_format.h"
 
@@ -83,19 +84,24 @@ int cmd_list(int argc, char **argv)
 {
 	struct pmclog_pmu_info info;
 	struct list_ctx ctx = { 0 };
-	__u32 abi = 0;
-	int fd, ret;
+	struct pmclog_device *dev;
+	__u32 abi;
+	int ret;
 
 	(void)argv;
 	if (argc > 1) {
 		fprintf(stderr, "usage: pmclog list\n");
 		return EX_USAGE;
 	}
-	fd = device_open(&abi, 0);
-	if (fd < 0)
-		return -fd;
-	ret = device_pmu_info(fd, &info);
-	close(fd);
+	dev = pmclog_device__open(NULL);
+	if (!dev)
+		return device_open_status(errno);
+	abi = pmclog_device__abi_version(dev);
+	ret = pmclog_device__pmu_info(dev, &info);
+	if (ret && ret != -ENOTTY)
+		warnx("%s: PMCLOG_IOC_GET_PMU failed: %s", pmclog_device__path(dev),
+		      strerror(-ret));
+	pmclog_device__close(dev);
 	if (ret == 0)
 		ctx.pmu = &info;
 	else if (ret != -ENOTTY)

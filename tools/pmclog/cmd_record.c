@@ -7,9 +7,11 @@
  *   -> STOP -> copy until read(2) returns 0 (after CLOSELOG) -> close
  *
  * The command is forked before ATTACH but waits on a pipe until START has
- * returned, so that its first instruction is already sampled.  Records
- * are written as read, never decoded beyond their headers (for the counts
- * on stderr).
+ * returned, so that its first instruction is already sampled.  The
+ * device is libpmclog's (pmclog_device.h), and so is the file: a
+ * pmclog_writer saves the records as read, counts them for stderr, and
+ * adds the kernel's symbols before CLOSELOG.  This file is the options,
+ * the command and the loop.
  */
 #include <err.h>
 #include <errno.h>
@@ -21,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -29,10 +30,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pmclog.h"
+#include "builtin.h"
+#include "pmclog_device.h"
 #include "pmclog_events.h"
 #include "pmclog_kallsyms.h"
-#include "pmclog_stats.h"
+#include "pmclog_writer.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434	/* the same on every architecture */
@@ -71,8 +73,9 @@ enum stop_reason {
 struct recorder {
 	const struct record_opts *opts;
 	const char *out_name;	/* for messages */
-	int dev;		/* the pmclog device */
+	struct pmclog_device *dev;
 	int out;		/* the log file */
+	struct pmclog_writer *writer;	/* saves it; from START on */
 	int sigfd;		/* SIGINT, SIGTERM, SIGHUP */
 	int pidfd;		/* the target; -1 if none or unsupported */
 	pid_t target;		/* whose exit ends the log; 0 if none */
@@ -82,19 +85,18 @@ struct recorder {
 	bool child_reaped;
 	bool exec_failed;	/* said so already; it exits 127 */
 	int child_status;
+	bool signals_set;	/* saved_mask and old_sigpipe hold what to restore */
 	sigset_t saved_mask;
+	void (*old_sigpipe)(int);
 	enum stop_reason stop;
 	int stop_signal;
 	int status;		/* exit status so far */
-	bool write_failed;	/* records are read, but no longer saved */
-	unsigned long long written;	/* bytes saved */
+	bool write_failed;	/* said so; records are read, no longer saved */
 	bool live;		/* live counts on stderr */
 	struct timespec last_live;
-	struct pmclog_stats stats;
 	unsigned char *buf;
-	struct pmclog_kallsyms *ksyms;	/* to write before CLOSELOG */
+	struct pmclog_kallsyms *ksyms;	/* read at START, for the writer */
 	bool out_created;		/* we created the output file */
-	struct pmclog_header init;	/* INITIALIZE's header, once seen */
 };
 
 /* ------------------------------------------------------------------ */
@@ -318,19 +320,15 @@ static int allocate_pmc(struct recorder *rec, unsigned int i,
 	const struct record_opts *o = rec->opts;
 	const char *event = o->events[i];
 	struct pmclog_pmu_info pmu = { 0 };
+	int err;
 
 	*alloc = o->allocs[i];
-	if (ioctl(rec->dev, PMCLOG_IOC_ALLOCATE, alloc) == 0)
+	err = -pmclog_device__allocate(rec->dev, alloc);
+	if (!err)
 		return 0;
-	/* A module before ABI 1.3 takes no name: it writes its own. */
-	if (errno == E2BIG &&
-	    ioctl(rec->dev, _IOC(_IOC_READ | _IOC_WRITE, PMCLOG_IOC_MAGIC,
-				 _IOC_NR(PMCLOG_IOC_ALLOCATE),
-				 PMCLOG_ALLOC_SIZE_VER0), alloc) == 0)
-		return 0;
-	switch (errno) {
+	switch (err) {
 	case ENODEV:
-		if (device_pmu_info(rec->dev, &pmu) == 0 && pmu.pmu == PMCLOG_PMU_NONE)
+		if (pmclog_device__pmu_info(rec->dev, &pmu) == 0 && pmu.pmu == PMCLOG_PMU_NONE)
 			warnx("event %s is unavailable: no hardware PMU: %s; use -e cpu-clock",
 			      event, pmu.reason);
 		else if (pmu.pmu != PMCLOG_PMU_NONE)
@@ -341,7 +339,7 @@ static int allocate_pmc(struct recorder *rec, unsigned int i,
 			      event);
 		return EX_UNAVAILABLE;
 	case EBUSY:
-		if (device_pmu_info(rec->dev, &pmu) == 0 && pmu.reserved)
+		if (pmclog_device__pmu_info(rec->dev, &pmu) == 0 && pmu.reserved)
 			warnx("event %s: every counter that can count it is taken; perf holds the PMU (the NMI watchdog or another perf user: sysctl kernel.nmi_watchdog=0 frees it); or use -e cpu-clock",
 			      event);
 		else if (pmu.busy)
@@ -353,7 +351,7 @@ static int allocate_pmc(struct recorder *rec, unsigned int i,
 		return EX_TEMPFAIL;
 	case ERANGE:
 		/* ABI 1.2: faster than the module's max_sample_rate. */
-		if (device_pmu_info(rec->dev, &pmu) == 0 && pmu.max_sample_rate)
+		if (pmclog_device__pmu_info(rec->dev, &pmu) == 0 && pmu.max_sample_rate)
 			warnx("event %s with %s %llu samples faster than the module allows: at most %u per second per CPU (its max_sample_rate parameter, as perf's kernel.perf_event_max_sample_rate); use a lower -F or a longer -c, or load pmclog with a higher max_sample_rate",
 			      event, o->freq ? "-F" : "-c",
 			      (unsigned long long)alloc->period, pmu.max_sample_rate);
@@ -365,11 +363,11 @@ static int allocate_pmc(struct recorder *rec, unsigned int i,
 	case EINVAL:
 		warnx("the module refused event %s with %s %llu: %s", event,
 		      o->freq ? "-F" : "-c", (unsigned long long)alloc->period,
-		      strerror(errno));
+		      strerror(err));
 		return EX_USAGE;
 	default:
-		warnx("%s: PMCLOG_IOC_ALLOCATE of %s failed: %s", device_path(),
-		      event, strerror(errno));
+		warnx("%s: PMCLOG_IOC_ALLOCATE of %s failed: %s",
+		      pmclog_device__path(rec->dev), event, strerror(err));
 		return EX_OSERR;
 	}
 }
@@ -387,19 +385,19 @@ static int attach_target(struct recorder *rec)
 		at.pid = (__u32)rec->target;
 		at.flags = o->children ? PMCLOG_ATTACH_F_CHILDREN : 0;
 	}
-	if (ioctl(rec->dev, PMCLOG_IOC_ATTACH, &at) == 0)
+	err = -pmclog_device__attach(rec->dev, &at);
+	if (!err)
 		return 0;
-	err = errno;
 	if (err == ESRCH) {
 		warnx("no process %d to attach to", (int)rec->target);
 		return EX_NOINPUT;
 	}
 	if (o->system)
-		warnx("%s: cannot attach to the whole system: %s", device_path(),
-		      strerror(err));
+		warnx("%s: cannot attach to the whole system: %s",
+		      pmclog_device__path(rec->dev), strerror(err));
 	else
-		warnx("%s: cannot attach to process %d: %s", device_path(),
-		      (int)rec->target, strerror(err));
+		warnx("%s: cannot attach to process %d: %s",
+		      pmclog_device__path(rec->dev), (int)rec->target, strerror(err));
 	return err == EPERM || err == EACCES ? EX_NOPERM : EX_OSERR;
 }
 
@@ -439,13 +437,14 @@ static int setup_signals(struct recorder *rec)
 {
 	sigset_t mask;
 
-	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
 	if (sigprocmask(SIG_BLOCK, &mask, &rec->saved_mask) < 0)
 		goto fail;
+	rec->old_sigpipe = signal(SIGPIPE, SIG_IGN);
+	rec->signals_set = true;
 	rec->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (rec->sigfd >= 0)
 		return 0;
@@ -468,7 +467,7 @@ child_exec(struct recorder *rec, int go_rd, int exec_wr)
 	char c;
 	int err;
 
-	signal(SIGPIPE, SIG_DFL);	/* ignored stays ignored across exec */
+	signal(SIGPIPE, rec->old_sigpipe);	/* ignored stays ignored across exec */
 	sigprocmask(SIG_SETMASK, &rec->saved_mask, NULL);
 	/* With -o -, standard output carries the log: not for the command. */
 	if (rec->out == STDOUT_FILENO && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
@@ -581,128 +580,44 @@ static void set_error(struct recorder *rec, int status)
 	rec->stop = STOP_ERROR;
 }
 
-static int write_all(struct recorder *rec, const unsigned char *p, size_t len)
+/* The writer failed: say it once; records are still read, and counted. */
+static void write_failed(struct recorder *rec, int err)
 {
-	while (len) {
-		ssize_t n = write(rec->out, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			warn("cannot write %s", rec->out_name);
-			rec->write_failed = true;
-			set_error(rec, EX_IOERR);
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-		rec->written += (size_t)n;
-	}
-	return 0;
+	if (rec->write_failed)
+		return;
+	warnx("cannot write %s: %s", rec->out_name, strerror(-err));
+	rec->write_failed = true;
+	set_error(rec, EX_IOERR);
 }
 
 /*
- * The KSYMBOL records of the kernel functions the samples so far fell in,
- * from the /proc/kallsyms read at START, with INITIALIZE's tstamp and cpu:
- * they describe the kernel as it was then, wherever they sit in the file.
- * Written once, before CLOSELOG (or at the end of a log without one).
- */
-static int write_ksyms(struct recorder *rec)
-{
-	void *ks = NULL;
-	size_t kslen = 0;
-	int ret = 0;
-
-	if (!rec->ksyms)
-		return 0;
-	if (rec->init.type != PMCLOG_TYPE_INITIALIZE ||
-	    pmclog_kallsyms__records(rec->ksyms, true, rec->init.tstamp,
-				     rec->init.cpu, &ks, &kslen)) {
-		warnx("cannot add the kernel symbols to %s: %s", rec->out_name,
-		      rec->init.type != PMCLOG_TYPE_INITIALIZE ?
-		      "the log has no INITIALIZE" : "out of memory");
-		kslen = 0;
-	}
-	pmclog_kallsyms__free(rec->ksyms);
-	rec->ksyms = NULL;
-	if (kslen) {
-		pmclog_stats__account(&rec->stats, ks, kslen);
-		ret = write_all(rec, ks, kslen);
-	}
-	free(ks);
-	return ret;
-}
-
-/*
- * Write @len bytes of whole records: note INITIALIZE's header, mark the
- * kernel functions of kernel samples, and put the kernel symbols before
- * CLOSELOG, the last record.
- */
-static int write_records(struct recorder *rec, const unsigned char *p,
-			 size_t len)
-{
-	size_t off = 0;
-
-	if (!rec->ksyms)
-		return write_all(rec, p, len);
-	while (off + sizeof(struct pmclog_header) <= len) {
-		const struct pmclog_header *h = (const void *)(p + off);
-
-		if (h->length < sizeof(*h) || off + h->length > len)
-			break;
-		if (h->type == PMCLOG_TYPE_INITIALIZE)
-			rec->init = *h;
-		else if (h->type == PMCLOG_TYPE_PCSAMPLE &&
-			 h->length >= sizeof(struct pmclog_pcsample) &&
-			 !(h->flags & PMCLOG_HF_USER))
-			pmclog_kallsyms__mark(rec->ksyms,
-					      ((const struct pmclog_pcsample *)h)->pc);
-		else if (h->type == PMCLOG_TYPE_CLOSELOG)
-			return write_all(rec, p, off) || write_ksyms(rec) ||
-			       write_all(rec, p + off, len - off) ? -1 : 0;
-		off += h->length;
-	}
-	return write_all(rec, p, len);
-}
-
-/*
- * One read(2) of whole records, appended to the file.
+ * One read(2) of whole records, handed to the writer.
  * Return: bytes read, 0 at the end of the log, -1 on an error (reported).
  */
 static ssize_t copy_records(struct recorder *rec)
 {
-	ssize_t n;
+	ssize_t n = pmclog_device__read(rec->dev, rec->buf, READ_BUF_SIZE);
+	int ret;
 
-	do
-		n = read(rec->dev, rec->buf, READ_BUF_SIZE);
-	while (n < 0 && errno == EINTR);
 	if (n < 0) {
-		warn("cannot read %s", device_path());
+		warnx("cannot read %s: %s", pmclog_device__path(rec->dev),
+		      strerror((int)-n));
 		set_error(rec, EX_IOERR);
 		return -1;
 	}
 	if (n == 0)
 		return 0;
-	pmclog_stats__account(&rec->stats, rec->buf, (size_t)n);
-	if (rec->write_failed)
-		return n;
-	if (write_records(rec, rec->buf, (size_t)n))
+	ret = pmclog_writer__write(rec->writer, rec->buf, (size_t)n);
+	if (ret) {
+		write_failed(rec, ret);
 		return -1;
+	}
 	return n;
-}
-
-static __u64 samples_dropped(const struct pmclog_stats *st)
-{
-	return st->closelog ? st->close.samples_dropped : st->samples_dropped;
-}
-
-static __u64 records_dropped(const struct pmclog_stats *st)
-{
-	return st->closelog ? st->close.records_dropped : st->records_dropped;
 }
 
 static void show_live(struct recorder *rec)
 {
+	const struct pmclog_stats *st;
 	struct timespec now;
 	long long ms;
 
@@ -714,10 +629,11 @@ static void show_live(struct recorder *rec)
 	if (ms < TICK_MS)
 		return;
 	rec->last_live = now;
+	st = pmclog_writer__stats(rec->writer);
 	fprintf(stderr, "\rpmclog: %llu samples, %llu dropped\033[K",
-		(unsigned long long)rec->stats.samples,
-		(unsigned long long)(samples_dropped(&rec->stats) +
-				     records_dropped(&rec->stats)));
+		(unsigned long long)st->samples,
+		(unsigned long long)(pmclog_stats__samples_dropped(st) +
+				     pmclog_stats__records_dropped(st)));
 }
 
 /* ------------------------------------------------------------------ */
@@ -753,7 +669,7 @@ static void handle_signal(struct recorder *rec)
 static void record_loop(struct recorder *rec)
 {
 	struct pollfd pfd[3] = {
-		{ .fd = rec->dev, .events = POLLIN },
+		{ .fd = pmclog_device__fd(rec->dev), .events = POLLIN },
 		{ .fd = rec->sigfd, .events = POLLIN },
 		{ .fd = rec->pidfd, .events = POLLIN },
 	};
@@ -788,7 +704,7 @@ static void record_loop(struct recorder *rec)
 /* After STOP: copy what is left, up to CLOSELOG and read(2)'s 0. */
 static void drain_log(struct recorder *rec)
 {
-	struct pollfd pfd = { .fd = rec->dev, .events = POLLIN };
+	struct pollfd pfd = { .fd = pmclog_device__fd(rec->dev), .events = POLLIN };
 	int n;
 
 	for (;;) {
@@ -797,7 +713,8 @@ static void drain_log(struct recorder *rec)
 		while (n < 0 && errno == EINTR);
 		if (n == 0) {
 			warnx("%s did not end the log within %d s of STOP; %s lacks CLOSELOG",
-			      device_path(), DRAIN_TIMEOUT_MS / 1000, rec->out_name);
+			      pmclog_device__path(rec->dev), DRAIN_TIMEOUT_MS / 1000,
+			      rec->out_name);
 			set_error(rec, EX_PROTOCOL);
 			return;
 		}
@@ -808,17 +725,22 @@ static void drain_log(struct recorder *rec)
 
 static void stop_and_drain(struct recorder *rec)
 {
+	int ret;
+
 	if (rec->stop != STOP_LOG_ENDED) {
-		if (ioctl(rec->dev, PMCLOG_IOC_STOP) < 0) {
-			warn("%s: PMCLOG_IOC_STOP", device_path());
+		ret = pmclog_device__stop(rec->dev);
+		if (ret) {
+			warnx("%s: PMCLOG_IOC_STOP: %s", pmclog_device__path(rec->dev),
+			      strerror(-ret));
 			set_error(rec, EX_OSERR);
 		}
 		drain_log(rec);
 	}
-	/* A log that ended without CLOSELOG still gets its symbols. */
-	if (!rec->write_failed)
-		write_ksyms(rec);
-	if (rec->status == EX_OK && !rec->stats.closelog) {
+	/* What is held back, and the symbols of a log without CLOSELOG. */
+	ret = pmclog_writer__finish(rec->writer);
+	if (ret)
+		write_failed(rec, ret);
+	if (rec->status == EX_OK && !pmclog_writer__stats(rec->writer)->closelog) {
 		warnx("the log in %s ended without CLOSELOG", rec->out_name);
 		rec->status = EX_PROTOCOL;
 	}
@@ -826,7 +748,7 @@ static void stop_and_drain(struct recorder *rec)
 
 static void print_summary(struct recorder *rec)
 {
-	const struct pmclog_stats *st = &rec->stats;
+	const struct pmclog_stats *st = pmclog_writer__stats(rec->writer);
 
 	if (rec->live)
 		fprintf(stderr, "\r\033[K");
@@ -836,9 +758,9 @@ static void print_summary(struct recorder *rec)
 		warnx("stopped by %s", strsignal(rec->stop_signal));
 	fprintf(stderr, "pmclog: %llu records, %llu samples, %llu samples dropped, %llu records dropped, %llu bytes written to %s\n",
 		(unsigned long long)st->records, (unsigned long long)st->samples,
-		(unsigned long long)samples_dropped(st),
-		(unsigned long long)records_dropped(st), rec->written,
-		rec->out_name);
+		(unsigned long long)pmclog_stats__samples_dropped(st),
+		(unsigned long long)pmclog_stats__records_dropped(st),
+		(unsigned long long)pmclog_writer__written(rec->writer), rec->out_name);
 	/* Missing samples, not lost ones: said apart, and only when so. */
 	if (st->throttles || st->cpus_skipped)
 		fprintf(stderr, "pmclog: the kernel throttled sampling %llu times (too many overflow interrupts per tick) and did not start it on %llu CPUs (counter busy or absent); pmclog report says how long\n",
@@ -866,9 +788,10 @@ static int open_target_pidfd(struct recorder *rec)
 }
 
 static void say_what(const struct recorder *rec,
-		     const struct pmclog_alloc *allocs, __u32 abi)
+		     const struct pmclog_alloc *allocs)
 {
 	const struct record_opts *o = rec->opts;
+	__u32 abi = pmclog_device__abi_version(rec->dev);
 	unsigned int i;
 
 	if (o->verbosity <= 0)
@@ -898,7 +821,7 @@ static long long ms_since(const struct timespec *t0)
 }
 
 /*
- * The kernel's text symbols, for write_ksyms().  Without them a report
+ * The kernel's text symbols, for the writer.  Without them a report
  * needs the kernel's files (-k); so a failure is said, not fatal.
  */
 static void read_kallsyms(struct recorder *rec)
@@ -943,13 +866,14 @@ static int start_recording(struct recorder *rec)
 {
 	const struct record_opts *o = rec->opts;
 	struct pmclog_alloc allocs[MAX_EVENTS];
+	struct pmclog_writer_opts wopts = PMCLOG_WRITER_OPTS_INIT;
 	unsigned int i;
-	__u32 abi = 0;
 	int ret = 0;
 
-	rec->dev = device_open(&abi, 0);
-	if (rec->dev < 0)
-		return -rec->dev;
+	if (!rec->dev)
+		rec->dev = pmclog_device__open(NULL);
+	if (!rec->dev)
+		return device_open_status(errno);
 	for (i = 0; i < o->nevents && !ret; i++)
 		ret = allocate_pmc(rec, i, &allocs[i]);
 	if (!ret)
@@ -967,13 +891,23 @@ static int start_recording(struct recorder *rec)
 		ret = attach_target(rec);
 	if (ret)
 		return ret;
-	say_what(rec, allocs, abi);
-	if (ioctl(rec->dev, PMCLOG_IOC_START) < 0) {
-		warn("%s: PMCLOG_IOC_START", device_path());
+	say_what(rec, allocs);
+	ret = pmclog_device__start(rec->dev);
+	if (ret) {
+		warnx("%s: PMCLOG_IOC_START: %s", pmclog_device__path(rec->dev),
+		      strerror(-ret));
 		return EX_OSERR;
 	}
 	/* Before the command runs: its time is not spent reading them. */
 	read_kallsyms(rec);
+	wopts.name = rec->out_name;
+	wopts.ksyms = rec->ksyms;
+	rec->ksyms = NULL;	/* the writer's, even if it fails */
+	rec->writer = pmclog_writer__new(rec->out, &wopts);
+	if (!rec->writer) {
+		warn("cannot save %s", rec->out_name);
+		return EX_OSERR;
+	}
 	if (o->cmd)
 		rec->status = release_command(rec);
 	return 0;
@@ -994,8 +928,11 @@ static void teardown(struct recorder *rec)
 		close(rec->pidfd);
 	if (rec->sigfd >= 0)
 		close(rec->sigfd);
-	if (rec->dev >= 0)
-		close(rec->dev);
+	if (rec->signals_set) {
+		signal(SIGPIPE, rec->old_sigpipe);
+		sigprocmask(SIG_SETMASK, &rec->saved_mask, NULL);
+	}
+	pmclog_device__close(rec->dev);
 	free(rec->buf);
 	pmclog_kallsyms__free(rec->ksyms);
 }
@@ -1023,28 +960,31 @@ static void discard_output(struct recorder *rec)
 	rec->out = -1;
 }
 
-int cmd_record(int argc, char **argv)
+int record_main(int argc, char **argv, struct pmclog_device *dev)
 {
 	struct record_opts opts = { 0 };
 	struct recorder rec = {
-		.opts = &opts, .dev = -1, .out = -1, .sigfd = -1, .pidfd = -1,
+		.opts = &opts, .dev = dev, .out = -1, .sigfd = -1, .pidfd = -1,
 		.go_fd = -1, .exec_fd = -1,
 	};
 	int ret;
 
 	ret = parse_options(argc, argv, &opts);
 	if (ret) {
+		pmclog_device__close(dev);
 		free_events(&opts);
 		return ret < 0 ? EX_OK : ret;
 	}
 	rec.buf = malloc(READ_BUF_SIZE);
 	if (!rec.buf) {
 		warn("cannot allocate the read buffer");
+		pmclog_device__close(dev);
 		free_events(&opts);
 		return EX_OSERR;
 	}
 	ret = start_recording(&rec);
 	if (ret) {
+		pmclog_writer__free(rec.writer);
 		teardown(&rec);
 		discard_output(&rec);
 		free_events(&opts);
@@ -1059,6 +999,12 @@ int cmd_record(int argc, char **argv)
 	teardown(&rec);
 	print_summary(&rec);
 	report_command_exit(&rec);
+	pmclog_writer__free(rec.writer);
 	free_events(&opts);
 	return rec.status;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	return record_main(argc, argv, NULL);
 }

@@ -24,7 +24,7 @@
 #include <sysexits.h>
 #include <unistd.h>
 
-#include "pmclog.h"
+#include "builtin.h"
 #include "pmclog_reader.h"
 #include "pmclog_replay.h"
 #include "pmclog_report.h"
@@ -363,7 +363,6 @@ static int ctx_init(struct report_ctx *c, const struct report_args *a)
 
 static int produce(struct report_ctx *c, const struct report_args *a)
 {
-	char err[512];
 
 	if (pmclog_replay__run(c->replay, pmclog_report__sample, c->rep) ||
 	    pmclog_report__finish(c->rep)) {
@@ -375,11 +374,9 @@ static int produce(struct report_ctx *c, const struct report_args *a)
 		warn("cannot write the report to standard output");
 		return EX_IOERR;
 	}
-	if (a->gmon_dir &&
-	    pmclog_report__write_gmon(c->rep, a->gmon_dir, a->mapfile, err, sizeof(err))) {
-		warnx("-g %s: %s", a->gmon_dir, err);
+	/* What could not be written, the library has said. */
+	if (a->gmon_dir && pmclog_report__write_gmon(c->rep, a->gmon_dir, a->mapfile))
 		return EX_CANTCREAT;
-	}
 	pmclog_report__print_stats(c->rep, stderr, a->verbosity);
 	return EX_OK;
 }

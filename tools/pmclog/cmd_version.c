@@ -10,9 +10,9 @@
  */
 #include <stdio.h>
 #include <sysexits.h>
-#include <unistd.h>
 
-#include "pmclog.h"
+#include "builtin.h"
+#include "pmclog_device.h"
 
 static void print_abi(const char *who, __u32 v)
 {
@@ -22,8 +22,8 @@ static void print_abi(const char *who, __u32 v)
 
 int cmd_version(int argc, char **argv)
 {
-	__u32 module_abi = 0;
-	int fd;
+	struct pmclog_device_opts opts = PMCLOG_DEVICE_OPTS_INIT;
+	struct pmclog_device *dev;
 
 	(void)argv;
 	if (argc > 1) {
@@ -33,15 +33,13 @@ int cmd_version(int argc, char **argv)
 	print_abi("tool", PMCLOG_ABI_CURRENT);
 	printf("\n");
 	fflush(stdout);
-	fd = device_open(&module_abi, 0);
-	if (fd >= 0) {
-		print_abi("module", module_abi);
-		printf(" device=%s\n", device_path());
-		close(fd);
-	} else if (module_abi) {
-		/* Opened, but a major this tool does not speak: still say it. */
-		print_abi("module", module_abi);
-		printf(" device=%s\n", device_path());
+	/* A major this tool does not speak is said, and still shown. */
+	opts.any_abi = true;
+	dev = pmclog_device__open(&opts);
+	if (dev) {
+		print_abi("module", pmclog_device__abi_version(dev));
+		printf(" device=%s\n", pmclog_device__path(dev));
+		pmclog_device__close(dev);
 	}
 	return fflush(stdout) ? EX_IOERR : EX_OK;
 }

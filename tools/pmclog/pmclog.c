@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sysexits.h>
 
-#include "pmclog.h"
+#include "builtin.h"
 
 static const struct pmclog_command commands[] = {
 	{ "record", cmd_record,
@@ -54,6 +54,8 @@ int cmd_help(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : NULL;
+
+	pmclog_set_print(print_libpmclog);
 
 	if (!name) {
 		usage(stderr);

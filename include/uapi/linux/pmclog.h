@@ -96,6 +96,14 @@ struct pmclog_header {
 #define PMCLOG_RECORD_ALIGN	8U
 #define PMCLOG_RECORD_MAX	65528U	/* largest multiple of 8 in a __u16 */
 
+/*
+ * The length of a record whose structure and string take n bytes: n
+ * rounded up to PMCLOG_RECORD_ALIGN, in n's own (unsigned) type.  The
+ * padding is NULs.
+ */
+#define PMCLOG_RECORD_LEN(n) \
+	(((n) + (PMCLOG_RECORD_ALIGN - 1)) / PMCLOG_RECORD_ALIGN * PMCLOG_RECORD_ALIGN)
+
 /* Header flags. */
 #define PMCLOG_HF_USER		0x01U	/* PCSAMPLE: the CPU was in user mode */
 #define PMCLOG_HF_SYNTH		0x02U	/* written by the recorder, not the kernel */
@@ -666,6 +674,8 @@ __PMCLOG_ASSERT(sizeof(struct pmclog_pcsample) == 32, "PCSAMPLE");
 __PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_pcsample, pc) == 24, "PCSAMPLE.pc");
 __PMCLOG_ASSERT(sizeof(struct pmclog_map_in) == 48, "MAP_IN");
 __PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_map_in, path) == 48, "MAP_IN.path");
+__PMCLOG_ASSERT(PMCLOG_RECORD_LEN(sizeof(struct pmclog_map_in) + 1) == 56,
+		"PMCLOG_RECORD_LEN: MAP_IN of a 1-byte path");
 __PMCLOG_ASSERT(sizeof(struct pmclog_map_out) == 40, "MAP_OUT");
 __PMCLOG_ASSERT(sizeof(struct pmclog_procexec) == 24, "PROCEXEC");
 __PMCLOG_ASSERT(sizeof(struct pmclog_procfork) == 24, "PROCFORK");

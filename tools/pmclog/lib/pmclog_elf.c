@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pmclog_internal.h"
 #include "pmclog_symtab.h"
 
 __attribute__((format(printf, 4, 5)))

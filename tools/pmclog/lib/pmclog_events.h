@@ -8,6 +8,12 @@
 #include <stdbool.h>
 #include <linux/pmclog.h>
 
+#include "pmclog_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * Parse an event specification into alloc's event, config, flags and name
  * (period and the FREQ flag are left alone); name is the specification
@@ -21,15 +27,19 @@
  *
  * Return: 0, or -EINVAL for a name or modifier this library does not know.
  */
-int pmclog_event_parse(const char *spec, struct pmclog_alloc *alloc);
+PMCLOG_API int pmclog_event_parse(const char *spec, struct pmclog_alloc *alloc);
 
 /* "cpu-clock", "cycles", ... for a PMCLOG_EV_*; NULL if unknown. */
-const char *pmclog_event_name(__u32 event);
+PMCLOG_API const char *pmclog_event_name(__u32 event);
 
 /* Whether the event needs a hardware PMU (everything but cpu-clock). */
-bool pmclog_event_needs_pmu(__u32 event);
+PMCLOG_API bool pmclog_event_needs_pmu(__u32 event);
 
 /* Call fn for every event name, in PMCLOG_EV_* order, raw excluded. */
-void pmclog_event_foreach(void (*fn)(const char *name, void *ctx), void *ctx);
+PMCLOG_API void pmclog_event_foreach(void (*fn)(const char *name, void *ctx), void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PMCLOG_EVENTS_H */

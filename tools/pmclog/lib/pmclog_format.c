@@ -3,6 +3,19 @@
 
 #include "pmclog_events.h"
 #include "pmclog_format.h"
+#include "pmclog_internal.h"
+#include "pmclog_tool.h"
+
+/* A line being printed: the tool the callbacks get, and its stream. */
+struct format_out {
+	struct pmclog_tool tool;
+	FILE *f;
+};
+
+static FILE *out(struct pmclog_tool *tool)
+{
+	return container_of(tool, struct format_out, tool)->f;
+}
 
 static const char *clock_name(unsigned int clock)
 {
@@ -85,8 +98,9 @@ static void put_string(FILE *f, const char *key, const char *s)
 	}
 }
 
-static void put_initialize(FILE *f, const struct pmclog_record *rec)
+static int put_initialize(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
+	FILE *f = out(tool);
 	const struct pmclog_initialize *in = rec->rec.initialize;
 
 	fprintf(f, " abi=%u.%u.%u ncpus=%" PRIu32,
@@ -99,10 +113,12 @@ static void put_initialize(FILE *f, const struct pmclog_record *rec)
 		in->cpu_family, in->cpu_model, in->cpu_stepping);
 	put_enum(f, "pmu", pmclog_pmu_name(in->pmu), in->pmu);
 	put_string(f, "cpuid", rec->name);
+	return 0;
 }
 
-static void put_pmcallocate(FILE *f, const struct pmclog_record *rec)
+static int put_pmcallocate(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
+	FILE *f = out(tool);
 	const struct pmclog_pmcallocate *pa = rec->rec.pmcallocate;
 
 	fprintf(f, " pmc=%" PRIu32, rec->pmcid);
@@ -111,10 +127,12 @@ static void put_pmcallocate(FILE *f, const struct pmclog_record *rec)
 		" freq=%d", pa->flags, (uint64_t)pa->config, (uint64_t)pa->period,
 		!!(pa->flags & PMCLOG_PMC_F_FREQ));
 	put_string(f, "name", rec->name);
+	return 0;
 }
 
-static void put_pcsample(FILE *f, const struct pmclog_record *rec)
+static int put_pcsample(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
+	FILE *f = out(tool);
 	const struct pmclog_pcsample *ps = rec->rec.pcsample;
 
 	fprintf(f, " pmc=%" PRIu32, rec->pmcid);
@@ -122,10 +140,12 @@ static void put_pcsample(FILE *f, const struct pmclog_record *rec)
 	put_pid(f, "tid", ps->tid);
 	fprintf(f, " pc=0x%" PRIx64 " mode=%s", (uint64_t)ps->pc,
 		rec->flags & PMCLOG_HF_USER ? "user" : "kernel");
+	return 0;
 }
 
-static void put_map_in(FILE *f, const struct pmclog_record *rec)
+static int put_map_in(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
+	FILE *f = out(tool);
 	const struct pmclog_map_in *mi = rec->rec.map_in;
 
 	put_pid(f, "pid", mi->pid);
@@ -133,56 +153,73 @@ static void put_map_in(FILE *f, const struct pmclog_record *rec)
 		" flags=0x%" PRIx32, (uint64_t)mi->start, (uint64_t)mi->end,
 		(uint64_t)mi->offset, mi->flags);
 	put_string(f, "path", rec->path);
+	return 0;
 }
 
-static void put_map_out(FILE *f, const struct pmclog_record *rec)
+static int put_map_out(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
+	FILE *f = out(tool);
 	const struct pmclog_map_out *mo = rec->rec.map_out;
 
 	put_pid(f, "pid", mo->pid);
 	fprintf(f, " start=0x%" PRIx64 " end=0x%" PRIx64,
 		(uint64_t)mo->start, (uint64_t)mo->end);
+	return 0;
 }
 
-static void put_procexec(FILE *f, const struct pmclog_record *rec)
+static int put_procexec(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
+	FILE *f = out(tool);
+
 	put_pid(f, "pid", rec->rec.procexec->pid);
 	put_string(f, "path", rec->path);
+	return 0;
 }
 
-static void put_procfork(FILE *f, const struct pmclog_record *rec)
+static int put_procfork(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
+	FILE *f = out(tool);
+
 	put_pid(f, "ppid", rec->rec.procfork->ppid);
 	put_pid(f, "pid", rec->rec.procfork->pid);
 	if (rec->flags & PMCLOG_HF_UNFOLLOWED)
 		fputs(" unfollowed", f);
+	return 0;
 }
 
-static void put_procexit(FILE *f, const struct pmclog_record *rec)
+static int put_procexit(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
+	FILE *f = out(tool);
+
 	put_pid(f, "pid", rec->rec.procexit->pid);
 	fprintf(f, " status=%" PRIu32, rec->rec.procexit->status);
+	return 0;
 }
 
-static void put_dropnotify(FILE *f, const struct pmclog_record *rec)
+static int put_dropnotify(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
+	FILE *f = out(tool);
 	const struct pmclog_dropnotify *dn = rec->rec.dropnotify;
 
 	fprintf(f, " samples=%" PRIu64 " records=%" PRIu64,
 		(uint64_t)dn->samples, (uint64_t)dn->records);
+	return 0;
 }
 
-static void put_closelog(FILE *f, const struct pmclog_record *rec)
+static int put_closelog(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
+	FILE *f = out(tool);
 	const struct pmclog_closelog *cl = rec->rec.closelog;
 
 	fprintf(f, " samples=%" PRIu64 " samples_dropped=%" PRIu64
 		" records_dropped=%" PRIu64, (uint64_t)cl->samples,
 		(uint64_t)cl->samples_dropped, (uint64_t)cl->records_dropped);
+	return 0;
 }
 
-static void put_ksymbol(FILE *f, const struct pmclog_record *rec)
+static int put_ksymbol(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
+	FILE *f = out(tool);
 	const struct pmclog_ksymbol *ks = rec->rec.ksymbol;
 
 	put_pid(f, "pid", ks->pid);
@@ -190,11 +227,13 @@ static void put_ksymbol(FILE *f, const struct pmclog_record *rec)
 		(uint64_t)ks->start, (uint64_t)ks->size,
 		!!(rec->flags & PMCLOG_HF_SYNTH));
 	put_string(f, "name", rec->name);
+	return 0;
 }
 
 /* THROTTLE and UNTHROTTLE; only the second has a stopped time. */
-static void put_throttle(FILE *f, const struct pmclog_record *rec)
+static int put_throttle(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
+	FILE *f = out(tool);
 	const struct pmclog_throttle *th = rec->rec.throttle;
 
 	fprintf(f, " pmc=%" PRIu32, rec->pmcid);
@@ -202,43 +241,42 @@ static void put_throttle(FILE *f, const struct pmclog_record *rec)
 	fprintf(f, " count=%" PRIu32, th->count);
 	if (rec->type == PMCLOG_TYPE_UNTHROTTLE)
 		fprintf(f, " stopped_ns=%" PRIu64, (uint64_t)th->stopped_ns);
+	return 0;
 }
 
-static void put_unknown(FILE *f, const struct pmclog_record *rec)
+static int put_unknown(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
+	FILE *f = out(tool);
+
 	fprintf(f, " type=%" PRIu32 " length=%" PRIu32, rec->type, rec->length);
+	return 0;
 }
 
-typedef void (*put_fields_fn)(FILE *f, const struct pmclog_record *rec);
-
-static const put_fields_fn put_fields[] = {
-	[PMCLOG_TYPE_INITIALIZE]	= put_initialize,
-	[PMCLOG_TYPE_CLOSELOG]		= put_closelog,
-	[PMCLOG_TYPE_PMCALLOCATE]	= put_pmcallocate,
-	[PMCLOG_TYPE_PCSAMPLE]		= put_pcsample,
-	[PMCLOG_TYPE_MAP_IN]		= put_map_in,
-	[PMCLOG_TYPE_MAP_OUT]		= put_map_out,
-	[PMCLOG_TYPE_PROCEXEC]		= put_procexec,
-	[PMCLOG_TYPE_PROCFORK]		= put_procfork,
-	[PMCLOG_TYPE_PROCEXIT]		= put_procexit,
-	[PMCLOG_TYPE_DROPNOTIFY]	= put_dropnotify,
-	[PMCLOG_TYPE_KSYMBOL]		= put_ksymbol,
-	[PMCLOG_TYPE_THROTTLE]		= put_throttle,
-	[PMCLOG_TYPE_UNTHROTTLE]	= put_throttle,
+/* The fields of each type, after the name, cpu and ts every line starts with. */
+static const struct pmclog_tool format_tool = {
+	.initialize	= put_initialize,
+	.closelog	= put_closelog,
+	.pmcallocate	= put_pmcallocate,
+	.pcsample	= put_pcsample,
+	.map_in		= put_map_in,
+	.map_out	= put_map_out,
+	.procexec	= put_procexec,
+	.procfork	= put_procfork,
+	.procexit	= put_procexit,
+	.dropnotify	= put_dropnotify,
+	.ksymbol	= put_ksymbol,
+	.throttle	= put_throttle,
+	.unthrottle	= put_throttle,
+	.unknown	= put_unknown,
 };
-
-_Static_assert(sizeof(put_fields) / sizeof(put_fields[0]) ==
-	       PMCLOG_TYPE_MAX_KNOWN + 1, "a formatter for every known type");
 
 int pmclog_format_record(FILE *f, const struct pmclog_record *rec)
 {
+	struct format_out o = { .tool = format_tool, .f = f };
 	const char *name = pmclog_type_name(rec->type);
 
 	fprintf(f, "%s cpu=%" PRIu32 " ts=%" PRIu64, name ? name : "UNKNOWN",
 		rec->cpu, (uint64_t)rec->tstamp);
-	if (name)
-		put_fields[rec->type](f, rec);
-	else
-		put_unknown(f, rec);
+	pmclog_tool__deliver(&o.tool, rec);
 	return fputc('\n', f) == EOF ? -1 : 0;
 }

@@ -16,21 +16,30 @@
 
 #include <stdio.h>
 
+#include "pmclog_common.h"
 #include "pmclog_reader.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /*
  * Print rec as one line, newline included, to f.
  * Return: 0, or -1 when writing to f failed (see ferror(f)).
  */
-int pmclog_format_record(FILE *f, const struct pmclog_record *rec);
+PMCLOG_API int pmclog_format_record(FILE *f, const struct pmclog_record *rec);
 
 /* The name of a PMCLOG_PMU_* value ("intel-arch"), or NULL if unknown. */
-const char *pmclog_pmu_name(unsigned int pmu);
+PMCLOG_API const char *pmclog_pmu_name(unsigned int pmu);
 
 /*
  * The name of a PMCLOG_THROTTLE_* reason ("rate", "cpu-time", "busy",
  * "absent"), or NULL if unknown.
  */
-const char *pmclog_throttle_reason_name(unsigned int reason);
+PMCLOG_API const char *pmclog_throttle_reason_name(unsigned int reason);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PMCLOG_FORMAT_H */

@@ -16,8 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "pmclog_array.h"
-#include "pmclog_report_int.h"
+#include "pmclog_internal.h"
 
 #define GMON_TAG_TIME_HIST	0
 #define GMON_MAX_BINS		(1U << 22)
@@ -154,7 +153,7 @@ static int gmon_name(const struct pmclog_object *obj, const char *dir,
 
 static int gmon_object(const struct pmclog_report *rep,
 		       const struct pmclog_object *obj, const char *dir,
-		       FILE *map, struct gmon_names *w, char *err, size_t errlen)
+		       FILE *map, struct gmon_names *w)
 {
 	const struct pmclog_replay_stats *st = pmclog_replay__stats(rep->replay);
 	__u32 rate = st->freq && st->period <= UINT32_MAX ? (__u32)st->period : 1000;
@@ -164,14 +163,14 @@ static int gmon_object(const struct pmclog_report *rep,
 
 	ret = gmon_hist(rep, obj, &h);
 	if (h.top)
-		fprintf(stderr, "pmclog report: %s: %llu samples in the last %llu bytes of the address space, which gmon.out cannot describe, were left out of its profile\n",
+		pr_warn("%s: %llu samples in the last %llu bytes of the address space, which gmon.out cannot describe, were left out of its profile\n",
 			obj->path, (unsigned long long)h.top, (unsigned long long)h.binsz);
 	if (ret <= 0)
 		return ret;
 	ret = gmon_name(obj, dir, w, path, sizeof(path));
 	if (ret) {
 		free(h.bins);
-		snprintf(err, errlen, "cannot write %s/...: %s", dir, strerror(-ret));
+		pr_warn("cannot write %s/...: %s\n", dir, strerror(-ret));
 		return ret;
 	}
 	ret = gmon_write_file(path, &h, rate);
@@ -181,20 +180,20 @@ static int gmon_object(const struct pmclog_report *rep,
 	if (!ret && !(w->v[w->n] = strdup(path)))
 		ret = -ENOMEM;
 	if (ret) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-ret));
+		pr_warn("cannot write %s: %s\n", path, strerror(-ret));
 		return ret;
 	}
 	w->n++;
 	if (map)
 		fprintf(map, "%s %s\n", path, pmclog_resolver__file(obj));
 	if (h.clamped)
-		fprintf(stderr, "pmclog report: %s: %llu samples beyond gprof's 65535 per bin were left out\n",
+		pr_warn("%s: %llu samples beyond gprof's 65535 per bin were left out\n",
 			path, (unsigned long long)h.clamped);
 	return 0;
 }
 
 int pmclog_report__write_gmon(const struct pmclog_report *rep, const char *dir,
-			      const char *mapfile, char *err, size_t errlen)
+			      const char *mapfile)
 {
 	size_t n = pmclog_replay__nobjects(rep->replay);
 	struct gmon_names written = { 0 };
@@ -202,24 +201,24 @@ int pmclog_report__write_gmon(const struct pmclog_report *rep, const char *dir,
 	int ret = 0;
 
 	if (mkdir(dir, 0755) && errno != EEXIST) {
-		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+		pr_warn("cannot create %s: %s\n", dir, strerror(errno));
 		return -errno;
 	}
 	if (mapfile && !(map = fopen(mapfile, "we"))) {
-		snprintf(err, errlen, "cannot create %s: %s", mapfile, strerror(errno));
+		pr_warn("cannot create %s: %s\n", mapfile, strerror(errno));
 		return -errno;
 	}
 	for (size_t i = 0; i < n && !ret; i++) {
 		const struct pmclog_object *o = pmclog_replay__object(rep->replay, i);
 
 		if (pmclog_resolver__elf(o))
-			ret = gmon_object(rep, o, dir, map, &written, err, errlen);
+			ret = gmon_object(rep, o, dir, map, &written);
 	}
 	for (size_t i = 0; i < written.n; i++)
 		free(written.v[i]);
 	free(written.v);
 	if (map && fclose(map) && !ret) {
-		snprintf(err, errlen, "cannot write %s: %s", mapfile, strerror(errno));
+		pr_warn("cannot write %s: %s\n", mapfile, strerror(errno));
 		ret = -EIO;
 	}
 	return ret;

@@ -202,40 +202,36 @@ int pmclog_kallsyms__read(FILE *f, struct pmclog_kallsyms **out)
 	return 0;
 }
 
-int pmclog_kallsyms__records(const struct pmclog_kallsyms *ks, bool marked,
-			     __u64 tstamp, __u16 cpu, void **buf, size_t *len)
+int pmclog_kallsyms__foreach_record(const struct pmclog_kallsyms *ks, bool marked,
+				    __u64 tstamp, __u16 cpu,
+				    pmclog_kallsyms_record_fn fn, void *ctx)
 {
-	size_t total = 0, off = 0;
-	unsigned char *p;
+	union {
+		struct pmclog_ksymbol rec;
+		unsigned char bytes[PMCLOG_RECORD_LEN(sizeof(struct pmclog_ksymbol) +
+						      KSYM_NAME_MAX)];
+	} u;
+	int ret = 0;
 
-	for (size_t i = 0; i < ks->count; i++)
-		if (!marked || ks->used[i])
-			total += (sizeof(struct pmclog_ksymbol) +
-				  strlen(ks->names + ks->syms[i].name) + 1 + 7) & ~(size_t)7;
-	p = calloc(1, total ? total : 1);
-	if (!p)
-		return -ENOMEM;
-	for (size_t i = 0; i < ks->count; i++) {
+	for (size_t i = 0; i < ks->count && !ret; i++) {
 		const char *name = ks->names + ks->syms[i].name;
-		struct pmclog_ksymbol *r = (void *)(p + off);
-		size_t n = (sizeof(*r) + strlen(name) + 1 + 7) & ~(size_t)7;
+		size_t n = strlen(name) + 1;	/* at most KSYM_NAME_MAX: %511s */
 
 		if (marked && !ks->used[i])
 			continue;
-		r->header = (struct pmclog_header){
+		memset(&u, 0, PMCLOG_RECORD_LEN(sizeof(u.rec) + n));
+		u.rec.header = (struct pmclog_header){
 			.magic = PMCLOG_HEADER_MAGIC, .type = PMCLOG_TYPE_KSYMBOL,
-			.length = (__u16)n, .cpu = cpu, .flags = PMCLOG_HF_SYNTH,
-			.tstamp = tstamp,
+			.length = (__u16)PMCLOG_RECORD_LEN(sizeof(u.rec) + n),
+			.cpu = cpu, .flags = PMCLOG_HF_SYNTH, .tstamp = tstamp,
 		};
-		r->pid = PMCLOG_PID_KERNEL;
-		r->start = ks->syms[i].addr;
-		r->size = ks->syms[i].size;
-		memcpy(r->name, name, strlen(name));
-		off += n;
+		u.rec.pid = PMCLOG_PID_KERNEL;
+		u.rec.start = ks->syms[i].addr;
+		u.rec.size = ks->syms[i].size;
+		memcpy(u.rec.name, name, n);
+		ret = fn(ctx, &u.rec);
 	}
-	*buf = p;
-	*len = total;
-	return 0;
+	return ret;
 }
 
 /*

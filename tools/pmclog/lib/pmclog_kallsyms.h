@@ -16,7 +16,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <linux/types.h>
+#include <linux/pmclog.h>
+
+#include "pmclog_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 struct pmclog_kallsyms;
 
@@ -24,9 +30,9 @@ struct pmclog_kallsyms;
  * Read f (the format of /proc/kallsyms).  Return 0, -ENOMEM, or -EPERM
  * when every address reads as 0 (kptr_restrict, no CAP_SYSLOG).
  */
-int pmclog_kallsyms__read(FILE *f, struct pmclog_kallsyms **out);
-void pmclog_kallsyms__free(struct pmclog_kallsyms *ks);
-size_t pmclog_kallsyms__count(const struct pmclog_kallsyms *ks);
+PMCLOG_API int pmclog_kallsyms__read(FILE *f, struct pmclog_kallsyms **out);
+PMCLOG_API void pmclog_kallsyms__free(struct pmclog_kallsyms *ks);
+PMCLOG_API size_t pmclog_kallsyms__count(const struct pmclog_kallsyms *ks);
 
 /*
  * Bound each module's symbols by the module's core as modules (the format
@@ -42,13 +48,22 @@ int pmclog_kallsyms__bound(struct pmclog_kallsyms *ks, FILE *modules);
  * Mark the symbol that holds pc (a kernel sample's): return whether one
  * does.  Symbols keep the size to the next one of their object.
  */
-bool pmclog_kallsyms__mark(struct pmclog_kallsyms *ks, __u64 pc);
+PMCLOG_API bool pmclog_kallsyms__mark(struct pmclog_kallsyms *ks, __u64 pc);
 
 /*
- * The KSYMBOL records of every symbol, or with marked only of the marked
- * ones, with tstamp and cpu (INITIALIZE's), in a malloc'd buffer.
+ * Call fn with the KSYMBOL record (PMCLOG_HF_SYNTH, tstamp and cpu:
+ * INITIALIZE's) of every symbol, or with marked only of the marked ones,
+ * each object's together, by address.  rec is only valid during the
+ * call.  A non-zero return from fn stops the walk and is returned.
  */
-int pmclog_kallsyms__records(const struct pmclog_kallsyms *ks, bool marked,
-			     __u64 tstamp, __u16 cpu, void **buf, size_t *len);
+typedef int (*pmclog_kallsyms_record_fn)(void *ctx,
+					 const struct pmclog_ksymbol *rec);
+PMCLOG_API int pmclog_kallsyms__foreach_record(const struct pmclog_kallsyms *ks, bool marked,
+					       __u64 tstamp, __u16 cpu,
+					       pmclog_kallsyms_record_fn fn, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PMCLOG_KALLSYMS_H */

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libpmclog maps: interval maps per process.  See pmclog_maps.h.
+ * libpmclog maps: interval maps per process.  See pmclog_internal.h.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmclog_maps.h"
+#include "pmclog_internal.h"
 
 void pmclog_addrmap__init(struct pmclog_addrmap *m)
 {

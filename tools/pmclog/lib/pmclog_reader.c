@@ -4,8 +4,13 @@
  *
  * Bytes arrive in r->buf, from pmclog_reader__feed() (memory mode) or from
  * read(2) on r->fd (fd mode); [head, tail) is what is buffered and not yet
- * consumed.  A record is only consumed once it is whole: it is then
- * copied to r->rec, which is 8-byte aligned, and described to the caller.
+ * consumed.  A record is only consumed once it is whole, and is described
+ * to the caller where it lies, r->rec: not copied again.  It is 8-byte
+ * aligned there, for the typed structs: buf comes from realloc(), head is
+ * 0 after every compaction (buf_reserve()) and only ever moves by the
+ * length of a valid record, a multiple of 8.  The next call that may move
+ * the buffer (feed, next, free) is where the record stops being valid, as
+ * the API says.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,12 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pmclog_reader.h"
+#include "pmclog_internal.h"
 
 #define READ_CHUNK	(64 * 1024)
-
-#define offsetofend(type, field) \
-	(offsetof(type, field) + sizeof(((type *)0)->field))
 
 enum reader_state {
 	RS_EXPECT_INITIALIZE,	/* nothing read yet */
@@ -54,8 +56,8 @@ struct pmclog_reader {
 	struct pmclog_initialize init;
 	char cpu_id[sizeof(((struct pmclog_initialize *)0)->cpu_id) + 1];
 
-	/* The current record, aligned for the typed structs. */
-	__u64 rec[PMCLOG_RECORD_MAX / sizeof(__u64)];
+	/* The current record, in buf. */
+	const unsigned char *rec;
 };
 
 /* Both tables from PMCLOG_RECORD_TYPES, the uapi header's one list. */
@@ -89,12 +91,6 @@ const char *pmclog_type_name(unsigned int type)
 /* ------------------------------------------------------------------ */
 /* Errors                                                             */
 
-static int fail_errno(int err)
-{
-	errno = err;
-	return -err;
-}
-
 /* Enter the sticky error state with err (negative) and a message. */
 __attribute__((format(printf, 3, 4)))
 static int reader_fail(struct pmclog_reader *r, int err, const char *fmt, ...)
@@ -106,41 +102,22 @@ static int reader_fail(struct pmclog_reader *r, int err, const char *fmt, ...)
 	va_end(ap);
 	r->state = RS_ERROR;
 	r->err = err;
+	/* The caller decides whether this is worth a warning: debug here. */
+	pr_debug("reader: %s\n", r->errmsg);
 	if (r->log_fn)
 		r->log_fn(r->log_ctx, r->errmsg);
-	return fail_errno(-err);
+	return pmclog_err(-err);
 }
 
 /* ------------------------------------------------------------------ */
 /* Construction                                                       */
-
-static bool opts_valid(const struct pmclog_reader_opts *opts)
-{
-	size_t known = offsetofend(struct pmclog_reader_opts,
-				   pmclog_reader_opts__last_field);
-	const unsigned char *bytes = (const unsigned char *)opts;
-
-	if (!opts)
-		return true;
-	if (opts->sz < sizeof(opts->sz))
-		return false;
-	for (size_t i = known; i < opts->sz; i++)
-		if (bytes[i])
-			return false;
-	return true;
-}
-
-#define OPTS_HAS(opts, field) \
-	((opts) && (opts)->sz >= offsetofend(typeof(*(opts)), field))
-#define OPTS_GET(opts, field, fallback) \
-	(OPTS_HAS(opts, field) ? (opts)->field : (fallback))
 
 static struct pmclog_reader *reader_alloc(int fd,
 					  const struct pmclog_reader_opts *opts)
 {
 	struct pmclog_reader *r;
 
-	if (!opts_valid(opts)) {
+	if (!OPTS_VALID(opts, pmclog_reader_opts__last_field)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -175,7 +152,7 @@ struct pmclog_reader *pmclog_reader__open_file(const char *path,
 	struct pmclog_reader *r;
 	int fd, saved;
 
-	if (!opts_valid(opts)) {
+	if (!OPTS_VALID(opts, pmclog_reader_opts__last_field)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -241,11 +218,11 @@ static int buf_reserve(struct pmclog_reader *r, size_t room)
 int pmclog_reader__feed(struct pmclog_reader *r, const void *buf, size_t len)
 {
 	if (!r || r->fd >= 0 || r->input_done || (!buf && len))
-		return fail_errno(EINVAL);
+		return pmclog_err(EINVAL);
 	if (!len)
 		return 0;
 	if (buf_reserve(r, len))
-		return fail_errno(ENOMEM);
+		return pmclog_err(ENOMEM);
 	memcpy(r->buf + r->tail, buf, len);
 	r->tail += len;
 	return 0;
@@ -254,7 +231,7 @@ int pmclog_reader__feed(struct pmclog_reader *r, const void *buf, size_t len)
 int pmclog_reader__feed_eof(struct pmclog_reader *r)
 {
 	if (!r || r->fd >= 0)
-		return fail_errno(EINVAL);
+		return pmclog_err(EINVAL);
 	r->input_done = true;
 	return 0;
 }
@@ -360,22 +337,17 @@ static int check_header(struct pmclog_reader *r, const struct pmclog_header *h)
 }
 
 /*
- * The NUL-terminated string at byte off of the current record, which must
- * end before byte end; NULL if it does not.
+ * Whether a NUL-terminated string starts at byte off of the current
+ * record and ends before byte end.
  */
-static const char *record_string(const struct pmclog_reader *r, size_t off,
-				 size_t end)
+static bool record_string(const struct pmclog_reader *r, size_t off, size_t end)
 {
-	const char *s = (const char *)r->rec + off;
-
-	if (off >= end || !memchr(s, '\0', end - off))
-		return NULL;
-	return s;
+	return off < end && memchr((const char *)r->rec + off, '\0', end - off);
 }
 
-static int decode_initialize(struct pmclog_reader *r, struct pmclog_record *ev)
+static int check_initialize(struct pmclog_reader *r)
 {
-	const struct pmclog_initialize *in = ev->rec.initialize;
+	const struct pmclog_initialize *in = (const void *)r->rec;
 	__u32 v = in->abi_version;
 
 	r->abi_version = v;
@@ -384,70 +356,83 @@ static int decode_initialize(struct pmclog_reader *r, struct pmclog_record *ev)
 				   "log has ABI version %u.%u.%u; this pmclog reads major %u only",
 				   PMCLOG_ABI_VERSION_MAJOR(v), PMCLOG_ABI_VERSION_MINOR(v),
 				   PMCLOG_ABI_VERSION_PATCH(v), PMCLOG_ABI_MAJOR);
-	if (ev->cpu >= in->ncpus)
+	if (in->header.cpu >= in->ncpus)
 		return reader_fail(r, -EBADMSG,
 				   "INITIALIZE at offset %llu has cpu %u and ncpus %u: expected cpu below ncpus",
-				   offset_of(r), ev->cpu, in->ncpus);
-	r->init = *in;
-	r->have_init = true;
-	memcpy(r->cpu_id, in->cpu_id, sizeof(in->cpu_id));
-	r->cpu_id[sizeof(in->cpu_id)] = '\0';
-	ev->name = r->cpu_id;
-	r->state = RS_RECORDS;
-	return 1;
+				   offset_of(r), in->header.cpu, in->ncpus);
+	return 0;
 }
 
 /*
  * The string that follows the fixed part of MAP_IN, PROCEXEC and KSYMBOL:
  * what, "path" or "name", must end with a NUL before the record does.
  */
-static int decode_tail_string(struct pmclog_reader *r, struct pmclog_record *ev,
-			      const char **s, const char *what)
+static int check_tail_string(struct pmclog_reader *r, const struct pmclog_record *ev,
+			     const char *what)
 {
 	size_t off = pmclog_record_min_size(ev->type);
 
-	*s = record_string(r, off, ev->length);
-	if (!*s)
+	if (!record_string(r, off, ev->length))
 		return reader_fail(r, -EBADMSG,
 				   "%s record at offset %llu: expected a NUL-terminated %s in bytes %zu..%u",
 				   pmclog_type_name(ev->type), offset_of(r), what, off,
 				   ev->length);
-	return 1;
+	return 0;
 }
 
-static int decode_pmcallocate(struct pmclog_reader *r, struct pmclog_record *ev)
+static int check_pmcallocate(struct pmclog_reader *r)
 {
 	size_t off = offsetof(struct pmclog_pmcallocate, name);
 
-	ev->name = record_string(r, off, off + sizeof(ev->rec.pmcallocate->name));
-	if (!ev->name)
+	if (!record_string(r, off, off + sizeof(((struct pmclog_pmcallocate *)0)->name)))
 		return reader_fail(r, -EBADMSG,
 				   "PMCALLOCATE record at offset %llu: expected a NUL-terminated event name",
 				   offset_of(r));
-	return 1;
+	return 0;
 }
 
-/* Type-specific checks of a whole record in r->rec; 1 when it is valid. */
-static int decode_body(struct pmclog_reader *r, struct pmclog_record *ev)
+/* Type-specific checks of a whole record in r->rec. */
+static int check_body(struct pmclog_reader *r, const struct pmclog_record *ev)
 {
 	switch (ev->type) {
 	case PMCLOG_TYPE_INITIALIZE:
-		return decode_initialize(r, ev);
+		return check_initialize(r);
 	case PMCLOG_TYPE_PMCALLOCATE:
-		return decode_pmcallocate(r, ev);
+		return check_pmcallocate(r);
 	case PMCLOG_TYPE_MAP_IN:
 	case PMCLOG_TYPE_PROCEXEC:
-		return decode_tail_string(r, ev, &ev->path, "path");
+		return check_tail_string(r, ev, "path");
 	case PMCLOG_TYPE_KSYMBOL:
-		return decode_tail_string(r, ev, &ev->name, "name");
-	case PMCLOG_TYPE_CLOSELOG:
-		r->state = RS_END;
-		r->end = PMCLOG_READER_END_CLOSELOG;
-		return 1;
+		return check_tail_string(r, ev, "name");
 	default:
 		/* Fixed-size records, and types of a newer minor version. */
-		return 1;
+		return 0;
 	}
+}
+
+/*
+ * Check the whole record in r->rec and describe it in *ev; 1 when it is
+ * valid.  Its type moves the state machine on.
+ */
+static int decode_record(struct pmclog_reader *r, struct pmclog_record *ev)
+{
+	int ret = check_body(r, ev);
+
+	if (ret)
+		return ret;
+	pmclog_record__describe(ev, r->rec, r->rec_offset);
+	if (ev->type == PMCLOG_TYPE_INITIALIZE) {
+		r->init = *ev->rec.initialize;
+		r->have_init = true;
+		memcpy(r->cpu_id, r->init.cpu_id, sizeof(r->init.cpu_id));
+		r->cpu_id[sizeof(r->init.cpu_id)] = '\0';
+		ev->name = r->cpu_id;
+		r->state = RS_RECORDS;
+	} else if (ev->type == PMCLOG_TYPE_CLOSELOG) {
+		r->state = RS_END;
+		r->end = PMCLOG_READER_END_CLOSELOG;
+	}
+	return 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -486,7 +471,7 @@ static int want_or_end(struct pmclog_reader *r, size_t want,
 	if (err == -ENODATA)
 		return input_ended(r, h);
 	if (err == -EAGAIN)
-		return fail_errno(EAGAIN);
+		return pmclog_err(EAGAIN);
 	return err ? err : 1;
 }
 
@@ -496,9 +481,9 @@ int pmclog_reader__next(struct pmclog_reader *r, struct pmclog_record *ev)
 	int ret;
 
 	if (!r || !ev)
-		return fail_errno(EINVAL);
+		return pmclog_err(EINVAL);
 	if (r->state == RS_ERROR)
-		return fail_errno(-r->err);
+		return pmclog_err(-r->err);
 	if (r->state == RS_END)
 		return 0;
 
@@ -514,19 +499,37 @@ int pmclog_reader__next(struct pmclog_reader *r, struct pmclog_record *ev)
 	if (ret <= 0)
 		return ret;
 
-	memcpy(r->rec, r->buf + r->head, h.length);
+	r->rec = r->buf + r->head;
 	buf_consume(r, h.length);
 
-	memset(ev, 0, sizeof(*ev));
-	ev->type = h.type;
-	ev->length = h.length;
-	ev->cpu = h.cpu;
-	ev->flags = h.flags;
-	ev->pmcid = h.pmcid;
-	ev->tstamp = h.tstamp;
-	ev->offset = r->rec_offset;
-	ev->rec.header = (const struct pmclog_header *)r->rec;
-	return decode_body(r, ev);
+	*ev = (struct pmclog_record){ .type = h.type, .length = h.length };
+	return decode_record(r, ev);
+}
+
+void pmclog_record__describe(struct pmclog_record *ev, const void *raw,
+			     __u64 offset)
+{
+	const struct pmclog_header *h = raw;
+
+	*ev = (struct pmclog_record){
+		.type = h->type, .length = h->length, .cpu = h->cpu,
+		.flags = h->flags, .pmcid = h->pmcid, .tstamp = h->tstamp,
+		.offset = offset, .rec.header = h,
+	};
+	switch (h->type) {
+	case PMCLOG_TYPE_MAP_IN:
+	case PMCLOG_TYPE_PROCEXEC:
+		ev->path = (const char *)raw + pmclog_record_min_size(h->type);
+		break;
+	case PMCLOG_TYPE_KSYMBOL:
+		ev->name = (const char *)raw + pmclog_record_min_size(h->type);
+		break;
+	case PMCLOG_TYPE_PMCALLOCATE:
+		ev->name = ev->rec.pmcallocate->name;
+		break;
+	default:
+		break;
+	}
 }
 
 /* ------------------------------------------------------------------ */

@@ -17,9 +17,9 @@
  *
  * Every function that can fail returns a negative errno and also sets
  * errno (libbpf style); functions returning a pointer return NULL and set
- * errno.  The library never prints and never exits; pmclog_reader__errmsg()
- * and the optional log callback carry a message naming the byte offset of
- * the bad record and what was expected.
+ * errno.  A reader does not warn: a bad record is the caller's to report,
+ * and pmclog_reader__errmsg() names its byte offset and what was
+ * expected (the print callback gets the same at PMCLOG_DEBUG).
  *
  * Errors:
  *   EBADMSG          a malformed or truncated record
@@ -35,13 +35,19 @@
 #include <stddef.h>
 #include <linux/pmclog.h>
 
+#include "pmclog_common.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 struct pmclog_reader;
 
-/* Called once with the message when a reader enters the error state. */
+/*
+ * Called once with the message when a reader enters the error state.
+ * Kept for callers built against ABI 1.0 of the library; the print
+ * callback (pmclog_common.h) is the one way the library speaks.
+ */
 typedef void (*pmclog_reader_log_fn)(void *ctx, const char *msg);
 
 /*
@@ -128,11 +134,11 @@ enum pmclog_reader_end {
  * Return: the reader, or NULL with errno set (ENOMEM, EINVAL for bad opts,
  * or open(2)'s errno).
  */
-struct pmclog_reader *pmclog_reader__new(const struct pmclog_reader_opts *opts);
-struct pmclog_reader *pmclog_reader__open_fd(int fd,
-					     const struct pmclog_reader_opts *opts);
-struct pmclog_reader *pmclog_reader__open_file(const char *path,
-					       const struct pmclog_reader_opts *opts);
+PMCLOG_API struct pmclog_reader *pmclog_reader__new(const struct pmclog_reader_opts *opts);
+PMCLOG_API struct pmclog_reader *pmclog_reader__open_fd(int fd,
+							const struct pmclog_reader_opts *opts);
+PMCLOG_API struct pmclog_reader *pmclog_reader__open_file(const char *path,
+							  const struct pmclog_reader_opts *opts);
 
 /*
  * pmclog_reader__feed() - append len bytes of log to a memory reader.
@@ -143,8 +149,8 @@ struct pmclog_reader *pmclog_reader__open_file(const char *path,
  *
  * Return: 0, or -EINVAL (a file reader, or after feed_eof), -ENOMEM.
  */
-int pmclog_reader__feed(struct pmclog_reader *r, const void *buf, size_t len);
-int pmclog_reader__feed_eof(struct pmclog_reader *r);
+PMCLOG_API int pmclog_reader__feed(struct pmclog_reader *r, const void *buf, size_t len);
+PMCLOG_API int pmclog_reader__feed_eof(struct pmclog_reader *r);
 
 /*
  * pmclog_reader__next() - validate the next record and describe it in *ev.
@@ -158,7 +164,7 @@ int pmclog_reader__feed_eof(struct pmclog_reader *r);
  *            pmclog_reader__errmsg() / pmclog_reader__offset() say why
  *            and where.
  */
-int pmclog_reader__next(struct pmclog_reader *r, struct pmclog_record *ev);
+PMCLOG_API int pmclog_reader__next(struct pmclog_reader *r, struct pmclog_record *ev);
 
 /*
  * Why the log ended: PMCLOG_READER_END_CLOSELOG as soon as CLOSELOG was
@@ -166,13 +172,13 @@ int pmclog_reader__next(struct pmclog_reader *r, struct pmclog_record *ev);
  * at the end of the input; PMCLOG_READER_END_NONE before, and after an
  * error.
  */
-enum pmclog_reader_end pmclog_reader__end(const struct pmclog_reader *r);
+PMCLOG_API enum pmclog_reader_end pmclog_reader__end(const struct pmclog_reader *r);
 
 /*
  * Byte offset of the record last returned by pmclog_reader__next(), or of
  * the record it failed on.  0 before the first call.
  */
-__u64 pmclog_reader__offset(const struct pmclog_reader *r);
+PMCLOG_API __u64 pmclog_reader__offset(const struct pmclog_reader *r);
 
 /*
  * The error of a reader in the error state, as a negative errno (0 when
@@ -181,30 +187,30 @@ __u64 pmclog_reader__offset(const struct pmclog_reader *r);
  * present".  The message is "" when there is no error; it lives as long
  * as the reader.
  */
-int pmclog_reader__error(const struct pmclog_reader *r);
-const char *pmclog_reader__errmsg(const struct pmclog_reader *r);
+PMCLOG_API int pmclog_reader__error(const struct pmclog_reader *r);
+PMCLOG_API const char *pmclog_reader__errmsg(const struct pmclog_reader *r);
 
 /*
  * The packed ABI version (PMCLOG_ABI_VERSION()) of the module that wrote
  * the log, from its INITIALIZE record; 0 until that record was read.
  * pmclog_reader__initialize() returns a copy of that record, or NULL.
  */
-__u32 pmclog_reader__abi_version(const struct pmclog_reader *r);
-const struct pmclog_initialize *
+PMCLOG_API __u32 pmclog_reader__abi_version(const struct pmclog_reader *r);
+PMCLOG_API const struct pmclog_initialize *
 pmclog_reader__initialize(const struct pmclog_reader *r);
 
 /* Free the reader and everything it returned; NULL is a no-op. */
-void pmclog_reader__free(struct pmclog_reader *r);
+PMCLOG_API void pmclog_reader__free(struct pmclog_reader *r);
 
 /* "INITIALIZE", "PCSAMPLE", ...; NULL for type 0 and unknown types. */
-const char *pmclog_type_name(unsigned int type);
+PMCLOG_API const char *pmclog_type_name(unsigned int type);
 
 /*
  * The fixed size of a record type: the smallest length its records may
  * have (for MAP_IN, PROCEXEC and KSYMBOL, without the string).  0 for type 0 and for
  * types above PMCLOG_TYPE_MAX_KNOWN.
  */
-size_t pmclog_record_min_size(unsigned int type);
+PMCLOG_API size_t pmclog_record_min_size(unsigned int type);
 
 #ifdef __cplusplus
 }

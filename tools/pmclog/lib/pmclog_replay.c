@@ -7,15 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmclog_array.h"
-#include "pmclog_maps.h"
+#include "pmclog_internal.h"
 #include "pmclog_replay.h"
+#include "pmclog_tool.h"
 
 /* A record in the arena: where it is, and its sort key. */
 struct rec_ref {
 	__u64 tstamp;
 	__u64 seq;	/* position in the log */
 	size_t off;	/* in the arena */
+	__u64 offset;	/* in the log */
 };
 
 struct pending_sym {
@@ -30,6 +31,9 @@ struct comm {
 };
 
 struct pmclog_replay {
+	struct pmclog_tool tool;	/* the records, in time order */
+	pmclog_replay_sample_fn sample_fn;	/* during pmclog_replay__run() */
+	void *sample_ctx;
 	struct pmclog_strings *strings;
 	unsigned char *arena;
 	size_t arena_len, arena_cap;
@@ -46,12 +50,15 @@ struct pmclog_replay {
 	struct pmclog_replay_stats stats;
 };
 
+static const struct pmclog_tool replay_tool;	/* the records, below */
+
 struct pmclog_replay *pmclog_replay__new(struct pmclog_strings *strings)
 {
 	struct pmclog_replay *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		return NULL;
+	r->tool = replay_tool;
 	r->strings = strings;
 	r->maps = pmclog_procmaps__new();
 	if (!r->maps) {
@@ -86,6 +93,7 @@ int pmclog_replay__add(struct pmclog_replay *r, const struct pmclog_record *rec)
 	memcpy(r->arena + r->arena_len, rec->rec.header, rec->length);
 	r->refs[r->nrefs] = (struct rec_ref){
 		.tstamp = rec->tstamp, .seq = r->nrefs, .off = r->arena_len,
+		.offset = rec->offset,
 	};
 	r->nrefs++;
 	r->arena_len += rec->length;
@@ -165,10 +173,23 @@ static int adopt_pending(struct pmclog_replay *r, const struct pmclog_map *m)
 /* ------------------------------------------------------------------ */
 /* Records                                                            */
 
-static int on_map_in(struct pmclog_replay *r, const struct pmclog_map_in *m)
+static struct pmclog_replay *replay_of(struct pmclog_tool *tool)
 {
-	const char *path = (const char *)m->path;
-	struct pmclog_object *o = object_get(r, path, map_kind(m, path));
+	return container_of(tool, struct pmclog_replay, tool);
+}
+
+static int on_record(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	replay_of(tool)->stats.records[rec->type <= PMCLOG_TYPE_MAX_KNOWN ? rec->type :
+				       PMCLOG_REPLAY_TYPES - 1]++;
+	return 0;
+}
+
+static int on_map_in(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	struct pmclog_replay *r = replay_of(tool);
+	const struct pmclog_map_in *m = rec->rec.map_in;
+	struct pmclog_object *o = object_get(r, rec->path, map_kind(m, rec->path));
 	struct pmclog_addrmap *am;
 	const struct pmclog_map *e;
 
@@ -197,8 +218,10 @@ static int on_map_in(struct pmclog_replay *r, const struct pmclog_map_in *m)
 	return e ? adopt_pending(r, e) : 0;
 }
 
-static int on_map_out(struct pmclog_replay *r, const struct pmclog_map_out *m)
+static int on_map_out(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
+	struct pmclog_replay *r = replay_of(tool);
+	const struct pmclog_map_out *m = rec->rec.map_out;
 	struct pmclog_addrmap *am = pmclog_procmaps__get(r->maps, m->pid, false);
 
 	if (m->end <= m->start) {
@@ -208,11 +231,13 @@ static int on_map_out(struct pmclog_replay *r, const struct pmclog_map_out *m)
 	return am ? pmclog_addrmap__remove(am, m->start, m->end) : 0;
 }
 
-static int on_ksymbol(struct pmclog_replay *r, const struct pmclog_ksymbol *k)
+static int on_ksymbol(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
+	struct pmclog_replay *r = replay_of(tool);
+	const struct pmclog_ksymbol *k = rec->rec.ksymbol;
 	struct pmclog_addrmap *am = pmclog_procmaps__get(r->maps, k->pid, false);
 	const struct pmclog_map *e = am ? pmclog_addrmap__find(am, k->start) : NULL;
-	const char *name = pmclog_strings__intern(r->strings, (const char *)k->name);
+	const char *name = pmclog_strings__intern(r->strings, rec->name);
 
 	if (!name)
 		return -ENOMEM;
@@ -227,9 +252,11 @@ static int on_ksymbol(struct pmclog_replay *r, const struct pmclog_ksymbol *k)
 	return 0;
 }
 
-static int on_exec(struct pmclog_replay *r, const struct pmclog_procexec *e)
+static int on_procexec(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
-	const char *path = pmclog_strings__intern(r->strings, (const char *)e->path);
+	struct pmclog_replay *r = replay_of(tool);
+	const struct pmclog_procexec *e = rec->rec.procexec;
+	const char *path = pmclog_strings__intern(r->strings, rec->path);
 	size_t i;
 
 	if (!path)
@@ -245,13 +272,30 @@ static int on_exec(struct pmclog_replay *r, const struct pmclog_procexec *e)
 	return pmclog_procmaps__exec(r->maps, e->pid);
 }
 
-static int on_sample(struct pmclog_replay *r, const struct pmclog_pcsample *s,
-		     pmclog_replay_sample_fn fn, void *ctx)
+static int on_procfork(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
+	struct pmclog_replay *r = replay_of(tool);
+
+	if (rec->flags & PMCLOG_HF_UNFOLLOWED)
+		r->stats.procs_unfollowed++;
+	return pmclog_procmaps__fork(r->maps, rec->rec.procfork->ppid,
+				     rec->rec.procfork->pid);
+}
+
+static int on_procexit(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	pmclog_procmaps__exit(replay_of(tool)->maps, rec->rec.procexit->pid);
+	return 0;
+}
+
+static int on_pcsample(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	struct pmclog_replay *r = replay_of(tool);
+	const struct pmclog_pcsample *s = rec->rec.pcsample;
 	struct pmclog_sample_loc loc = {
-		.tstamp = s->header.tstamp, .pc = s->pc, .pid = s->pid,
-		.tid = s->tid, .cpu = s->header.cpu,
-		.user = s->header.flags & PMCLOG_HF_USER,
+		.tstamp = rec->tstamp, .pc = s->pc, .pid = s->pid,
+		.tid = s->tid, .cpu = rec->cpu,
+		.user = rec->flags & PMCLOG_HF_USER,
 	};
 	const struct pmclog_addrmap *am;
 	const struct pmclog_map *e = NULL;
@@ -264,97 +308,94 @@ static int on_sample(struct pmclog_replay *r, const struct pmclog_pcsample *s,
 	if (!loc.user && !loc.pc) {
 		loc.hidden = true;
 		r->stats.samples_hidden++;
-		return fn ? fn(ctx, &loc) : 0;
-	}
-	am = pmclog_procmaps__get(r->maps, loc.user ? loc.pid : PMCLOG_PID_KERNEL,
-				  false);
-	if (am)
-		e = pmclog_addrmap__find(am, loc.pc);
-	if (e) {
-		loc.obj = e->obj;
-		loc.objaddr = loc.pc - e->start + e->base;
 	} else {
-		r->stats.samples_no_object++;
-	}
-	return fn ? fn(ctx, &loc) : 0;
-}
-
-static int on_header_records(struct pmclog_replay *r,
-			     const struct pmclog_header *h)
-{
-	const struct pmclog_initialize *in = (const void *)h;
-	const struct pmclog_pmcallocate *pa = (const void *)h;
-	const struct pmclog_closelog *cl = (const void *)h;
-	const struct pmclog_dropnotify *dn = (const void *)h;
-	const struct pmclog_throttle *th = (const void *)h;
-	unsigned int why = 0;
-
-	switch (h->type) {
-	case PMCLOG_TYPE_INITIALIZE:
-		r->stats.abi_version = in->abi_version;
-		r->stats.start_tstamp = h->tstamp;
-		return 0;
-	case PMCLOG_TYPE_PMCALLOCATE:
-		r->stats.event = pmclog_strings__intern(r->strings, pa->name);
-		r->stats.period = pa->period;
-		r->stats.freq = pa->flags & PMCLOG_PMC_F_FREQ;
-		return r->stats.event ? 0 : -ENOMEM;
-	case PMCLOG_TYPE_CLOSELOG:
-		r->stats.closelog = true;
-		r->stats.close_samples = cl->samples;
-		r->stats.close_samples_dropped = cl->samples_dropped;
-		r->stats.close_records_dropped = cl->records_dropped;
-		return 0;
-	case PMCLOG_TYPE_DROPNOTIFY:
-		r->stats.drop_samples += dn->samples;
-		r->stats.drop_records += dn->records;
-		return 0;
-	case PMCLOG_TYPE_THROTTLE:
-	case PMCLOG_TYPE_UNTHROTTLE:
-		if (th->reason < PMCLOG_REPLAY_REASONS)
-			why = th->reason;
-		if (h->type == PMCLOG_TYPE_THROTTLE) {
-			r->stats.throttles[why] += th->count;
+		am = pmclog_procmaps__get(r->maps,
+					  loc.user ? loc.pid : PMCLOG_PID_KERNEL, false);
+		if (am)
+			e = pmclog_addrmap__find(am, loc.pc);
+		if (e) {
+			loc.obj = e->obj;
+			loc.objaddr = loc.pc - e->start + e->base;
 		} else {
-			r->stats.unthrottles[why] += th->count;
-			r->stats.stopped_ns[why] += th->stopped_ns;
+			r->stats.samples_no_object++;
 		}
-		return 0;
-	default:
-		return 0;	/* types of a newer minor version */
 	}
+	return r->sample_fn ? r->sample_fn(r->sample_ctx, &loc) : 0;
 }
 
-static int replay_one(struct pmclog_replay *r, const struct pmclog_header *h,
-		      pmclog_replay_sample_fn fn, void *ctx)
+static int on_initialize(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
-	const struct pmclog_procfork *pf = (const void *)h;
-	const struct pmclog_procexit *px = (const void *)h;
+	struct pmclog_replay *r = replay_of(tool);
 
-	r->stats.records[h->type <= PMCLOG_TYPE_MAX_KNOWN ? h->type :
-			 PMCLOG_REPLAY_TYPES - 1]++;
-	switch (h->type) {
-	case PMCLOG_TYPE_PCSAMPLE:
-		return on_sample(r, (const void *)h, fn, ctx);
-	case PMCLOG_TYPE_MAP_IN:
-		return on_map_in(r, (const void *)h);
-	case PMCLOG_TYPE_MAP_OUT:
-		return on_map_out(r, (const void *)h);
-	case PMCLOG_TYPE_KSYMBOL:
-		return on_ksymbol(r, (const void *)h);
-	case PMCLOG_TYPE_PROCEXEC:
-		return on_exec(r, (const void *)h);
-	case PMCLOG_TYPE_PROCFORK:
-		if (h->flags & PMCLOG_HF_UNFOLLOWED)
-			r->stats.procs_unfollowed++;
-		return pmclog_procmaps__fork(r->maps, pf->ppid, pf->pid);
-	case PMCLOG_TYPE_PROCEXIT:
-		pmclog_procmaps__exit(r->maps, px->pid);
-		return 0;
-	default:
-		return on_header_records(r, h);
-	}
+	r->stats.abi_version = rec->rec.initialize->abi_version;
+	r->stats.start_tstamp = rec->tstamp;
+	return 0;
 }
+
+static int on_pmcallocate(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	struct pmclog_replay *r = replay_of(tool);
+	const struct pmclog_pmcallocate *pa = rec->rec.pmcallocate;
+
+	r->stats.event = pmclog_strings__intern(r->strings, rec->name);
+	r->stats.period = pa->period;
+	r->stats.freq = pa->flags & PMCLOG_PMC_F_FREQ;
+	return r->stats.event ? 0 : -ENOMEM;
+}
+
+static int on_closelog(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	struct pmclog_replay *r = replay_of(tool);
+	const struct pmclog_closelog *cl = rec->rec.closelog;
+
+	r->stats.closelog = true;
+	r->stats.close_samples = cl->samples;
+	r->stats.close_samples_dropped = cl->samples_dropped;
+	r->stats.close_records_dropped = cl->records_dropped;
+	return 0;
+}
+
+static int on_dropnotify(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	struct pmclog_replay *r = replay_of(tool);
+
+	r->stats.drop_samples += rec->rec.dropnotify->samples;
+	r->stats.drop_records += rec->rec.dropnotify->records;
+	return 0;
+}
+
+/* THROTTLE and UNTHROTTLE, by reason ([0]: one of a newer minor version). */
+static int on_throttle(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	struct pmclog_replay *r = replay_of(tool);
+	const struct pmclog_throttle *th = rec->rec.throttle;
+	unsigned int why = th->reason < PMCLOG_REPLAY_REASONS ? th->reason : 0;
+
+	if (rec->type == PMCLOG_TYPE_THROTTLE) {
+		r->stats.throttles[why] += th->count;
+	} else {
+		r->stats.unthrottles[why] += th->count;
+		r->stats.stopped_ns[why] += th->stopped_ns;
+	}
+	return 0;
+}
+
+static const struct pmclog_tool replay_tool = {
+	.record		= on_record,
+	.initialize	= on_initialize,
+	.closelog	= on_closelog,
+	.pmcallocate	= on_pmcallocate,
+	.pcsample	= on_pcsample,
+	.map_in		= on_map_in,
+	.map_out	= on_map_out,
+	.procexec	= on_procexec,
+	.procfork	= on_procfork,
+	.procexit	= on_procexit,
+	.dropnotify	= on_dropnotify,
+	.ksymbol	= on_ksymbol,
+	.throttle	= on_throttle,
+	.unthrottle	= on_throttle,
+};
 
 static int ref_cmp(const void *a, const void *b)
 {
@@ -372,9 +413,15 @@ int pmclog_replay__run(struct pmclog_replay *r, pmclog_replay_sample_fn fn,
 
 	if (r->nrefs)	/* no records, no array: qsort(NULL) is UB */
 		qsort(r->refs, r->nrefs, sizeof(*r->refs), ref_cmp);
-	for (size_t i = 0; i < r->nrefs && !ret; i++)
-		ret = replay_one(r, (const void *)(r->arena + r->refs[i].off),
-				 fn, ctx);
+	r->sample_fn = fn;
+	r->sample_ctx = ctx;
+	for (size_t i = 0; i < r->nrefs && !ret; i++) {
+		struct pmclog_record rec;
+
+		pmclog_record__describe(&rec, r->arena + r->refs[i].off,
+					r->refs[i].offset);
+		ret = pmclog_tool__deliver(&r->tool, &rec);
+	}
 	r->stats.ksymbols_unmapped = r->npending;
 	for (size_t i = 0; i < r->nobjs; i++)
 		if (r->objs[i]->logsyms)

@@ -30,8 +30,13 @@
 #include <stddef.h>
 #include <linux/pmclog.h>
 
+#include "pmclog_common.h"
 #include "pmclog_reader.h"
 #include "pmclog_symtab.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 enum pmclog_obj_kind {
 	PMCLOG_OBJ_FILE = 1,	/* a file mapping of a process */
@@ -94,24 +99,28 @@ struct pmclog_replay;
 typedef int (*pmclog_replay_sample_fn)(void *ctx,
 				       const struct pmclog_sample_loc *s);
 
-struct pmclog_replay *pmclog_replay__new(struct pmclog_strings *strings);
-void pmclog_replay__free(struct pmclog_replay *r);
+PMCLOG_API struct pmclog_replay *pmclog_replay__new(struct pmclog_strings *strings);
+PMCLOG_API void pmclog_replay__free(struct pmclog_replay *r);
 
 /* Copy one record (as pmclog_reader__next() returned it). */
-int pmclog_replay__add(struct pmclog_replay *r, const struct pmclog_record *rec);
+PMCLOG_API int pmclog_replay__add(struct pmclog_replay *r, const struct pmclog_record *rec);
 
 /*
  * Sort and replay; fn sees every PCSAMPLE, in time order.  A non-zero
  * return from fn stops the replay and is returned.  Run once.
  */
-int pmclog_replay__run(struct pmclog_replay *r, pmclog_replay_sample_fn fn,
-		       void *ctx);
+PMCLOG_API int pmclog_replay__run(struct pmclog_replay *r, pmclog_replay_sample_fn fn,
+				  void *ctx);
 
-const struct pmclog_replay_stats *pmclog_replay__stats(const struct pmclog_replay *r);
-size_t pmclog_replay__nobjects(const struct pmclog_replay *r);
-struct pmclog_object *pmclog_replay__object(const struct pmclog_replay *r,
-					    size_t i);
+PMCLOG_API const struct pmclog_replay_stats *pmclog_replay__stats(const struct pmclog_replay *r);
+PMCLOG_API size_t pmclog_replay__nobjects(const struct pmclog_replay *r);
+PMCLOG_API struct pmclog_object *pmclog_replay__object(const struct pmclog_replay *r,
+						       size_t i);
 /* The path of pid's last PROCEXEC (interned), or NULL. */
-const char *pmclog_replay__comm(const struct pmclog_replay *r, __u32 pid);
+PMCLOG_API const char *pmclog_replay__comm(const struct pmclog_replay *r, __u32 pid);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PMCLOG_REPLAY_H */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmclog_report_int.h"
+#include "pmclog_internal.h"
 
 /* ------------------------------------------------------------------ */
 /* Distinct addresses: open addressing on (pid, flags, obj, addr).     */

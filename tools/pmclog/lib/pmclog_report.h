@@ -16,8 +16,13 @@
 #include <stdio.h>
 #include <linux/types.h>
 
+#include "pmclog_common.h"
 #include "pmclog_replay.h"
 #include "pmclog_resolve.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 enum pmclog_sort_key {
 	PMCLOG_SORT_PID = 1,
@@ -61,40 +66,44 @@ struct pmclog_report_stats {
 
 struct pmclog_report;
 
-struct pmclog_report *pmclog_report__new(struct pmclog_strings *strings,
-					 struct pmclog_replay *replay,
-					 struct pmclog_resolver *res,
-					 const struct pmclog_report_opts *opts);
-void pmclog_report__free(struct pmclog_report *rep);
+PMCLOG_API struct pmclog_report *pmclog_report__new(struct pmclog_strings *strings,
+						    struct pmclog_replay *replay,
+						    struct pmclog_resolver *res,
+						    const struct pmclog_report_opts *opts);
+PMCLOG_API void pmclog_report__free(struct pmclog_report *rep);
 
 /* A pmclog_replay_sample_fn: ctx is the report. */
-int pmclog_report__sample(void *ctx, const struct pmclog_sample_loc *s);
-int pmclog_report__finish(struct pmclog_report *rep);
+PMCLOG_API int pmclog_report__sample(void *ctx, const struct pmclog_sample_loc *s);
+PMCLOG_API int pmclog_report__finish(struct pmclog_report *rep);
 
-size_t pmclog_report__nrows(const struct pmclog_report *rep);
-const struct pmclog_row *pmclog_report__row(const struct pmclog_report *rep,
-					    size_t i);
-const struct pmclog_report_stats *pmclog_report__stats(const struct pmclog_report *rep);
+PMCLOG_API size_t pmclog_report__nrows(const struct pmclog_report *rep);
+PMCLOG_API const struct pmclog_row *pmclog_report__row(const struct pmclog_report *rep,
+						       size_t i);
+PMCLOG_API const struct pmclog_report_stats *pmclog_report__stats(const struct pmclog_report *rep);
 
 /*
  * Print in the named format; -EINVAL (errno too) for an unknown name.
  * pmclog_report__formats() lists the names, "text" first.
  */
-int pmclog_report__print(const struct pmclog_report *rep, const char *format,
-			 FILE *f);
-const char *const *pmclog_report__formats(void);
+PMCLOG_API int pmclog_report__print(const struct pmclog_report *rep, const char *format,
+				    FILE *f);
+PMCLOG_API const char *const *pmclog_report__formats(void);
 
 /* The conversion statistics; verbosity -1 prints nothing, 1 more. */
-void pmclog_report__print_stats(const struct pmclog_report *rep, FILE *f,
-				int verbosity);
+PMCLOG_API void pmclog_report__print_stats(const struct pmclog_report *rep, FILE *f,
+					   int verbosity);
 
 /*
  * gprof(1) profiles: one gmon.out-format file per object whose ELF file
  * was read, in dir, and "GMONFILE OBJECTPATH" lines in mapfile (NULL:
  * none), as pmcstat -g / -M do.  Return 0 or a negative errno, with a
- * message in err.
+ * message through the print callback naming the file.
  */
-int pmclog_report__write_gmon(const struct pmclog_report *rep, const char *dir,
-			      const char *mapfile, char *err, size_t errlen);
+PMCLOG_API int pmclog_report__write_gmon(const struct pmclog_report *rep, const char *dir,
+					 const char *mapfile);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PMCLOG_REPORT_H */

@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "pmclog_report_int.h"
+#include "pmclog_internal.h"
 
 struct report_format {
 	const char *name;

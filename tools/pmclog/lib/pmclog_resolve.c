@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "pmclog_array.h"
+#include "pmclog_internal.h"
 #include "pmclog_resolve.h"
 
 #define KDIR_DEPTH	8

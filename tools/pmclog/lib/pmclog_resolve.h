@@ -25,8 +25,13 @@
 #include <stdio.h>
 #include <linux/types.h>
 
+#include "pmclog_common.h"
 #include "pmclog_replay.h"
 #include "pmclog_symtab.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 struct pmclog_resolver_opts {
 	const char *root;	/* prefix of every path; NULL or "" for none */
@@ -49,19 +54,23 @@ struct pmclog_resolved {
 
 struct pmclog_resolver;
 
-struct pmclog_resolver *pmclog_resolver__new(struct pmclog_strings *strings,
-					     const struct pmclog_resolver_opts *opts);
-void pmclog_resolver__free(struct pmclog_resolver *res);
+PMCLOG_API struct pmclog_resolver *pmclog_resolver__new(struct pmclog_strings *strings,
+							const struct pmclog_resolver_opts *opts);
+PMCLOG_API void pmclog_resolver__free(struct pmclog_resolver *res);
 
-int pmclog_resolver__resolve(struct pmclog_resolver *res,
-			     struct pmclog_object *obj, __u64 objaddr,
-			     struct pmclog_resolved *out);
+PMCLOG_API int pmclog_resolver__resolve(struct pmclog_resolver *res,
+					struct pmclog_object *obj, __u64 objaddr,
+					struct pmclog_resolved *out);
 
-enum pmclog_obj_state pmclog_resolver__state(const struct pmclog_object *obj);
+PMCLOG_API enum pmclog_obj_state pmclog_resolver__state(const struct pmclog_object *obj);
 /* The file the symbols came from ("" for the log's), or why not found. */
-const char *pmclog_resolver__detail(const struct pmclog_object *obj);
+PMCLOG_API const char *pmclog_resolver__detail(const struct pmclog_object *obj);
 /* The ELF file read for obj, or NULL (for gprof output). */
-const struct pmclog_elf *pmclog_resolver__elf(const struct pmclog_object *obj);
-const char *pmclog_resolver__file(const struct pmclog_object *obj);
+PMCLOG_API const struct pmclog_elf *pmclog_resolver__elf(const struct pmclog_object *obj);
+PMCLOG_API const char *pmclog_resolver__file(const struct pmclog_object *obj);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PMCLOG_RESOLVE_H */

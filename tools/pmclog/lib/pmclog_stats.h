@@ -1,17 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * libpmclog stats: running totals over raw log bytes, as `pmclog record`
- * saves them, without decoding more than the record headers.
+ * libpmclog stats: running totals over a log's records, as `pmclog
+ * record` shows them while it saves the log and in its summary.
+ *
+ * A pmclog_tool: pmclog_stats__init() sets its callbacks, and every
+ * record delivered to &st->tool (pmclog_tool__deliver(), or through a
+ * pmclog_writer) is counted.
  */
 #ifndef PMCLOG_STATS_H
 #define PMCLOG_STATS_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <linux/pmclog.h>
 
+#include "pmclog_common.h"
+#include "pmclog_tool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct pmclog_stats {
-	__u64 bytes;		/* whole records walked */
+	struct pmclog_tool tool;
+	__u64 bytes;		/* in the records counted */
 	__u64 records;
 	__u64 samples;		/* PCSAMPLE records */
 	__u64 samples_dropped;	/* sum of DROPNOTIFY.samples */
@@ -23,14 +34,18 @@ struct pmclog_stats {
 	struct pmclog_closelog close;
 };
 
+/* Zero the totals and set the tool's callbacks. */
+PMCLOG_API void pmclog_stats__init(struct pmclog_stats *st);
+
 /*
- * Account the whole records at the start of buf (len bytes, as read(2)
- * from /dev/pmclog returns them).
- *
- * Return: the bytes walked; less than len when a header is malformed or a
- * record is incomplete, in which case the rest was not accounted.
+ * The drops of the log: CLOSELOG's totals once it was seen (they count
+ * what no DROPNOTIFY could tell any more), else the DROPNOTIFY sums.
  */
-size_t pmclog_stats__account(struct pmclog_stats *st, const void *buf,
-			     size_t len);
+PMCLOG_API __u64 pmclog_stats__samples_dropped(const struct pmclog_stats *st);
+PMCLOG_API __u64 pmclog_stats__records_dropped(const struct pmclog_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PMCLOG_STATS_H */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pmclog_internal.h"
 #include "pmclog_symtab.h"
 
 /* ------------------------------------------------------------------ */

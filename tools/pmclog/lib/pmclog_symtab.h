@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * libpmclog symbols: interned strings, sorted symbol tables searched in
- * O(log n), and the loaders that fill them from ELF files (libelf) and
- * from System.map.
+ * O(log n), and what the resolver read from an ELF file (its loaders,
+ * libelf's and System.map's, are internal: pmclog_internal.h).
  *
  * Names are interned once per report (as pmcstat does): every table and
  * every object holds pointers into one pmclog_strings, so equal names are
@@ -16,8 +16,7 @@
  * (executable SHF_ALLOC sections in section order, each aligned), one
  * table for the core text and one for the .init text.
  *
- * Errors are negative errnos (also in errno), with a message in the
- * caller's buffer naming the file and what is wrong.
+ * Errors are negative errnos (also in errno).
  */
 #ifndef PMCLOG_SYMTAB_H
 #define PMCLOG_SYMTAB_H
@@ -26,13 +25,19 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "pmclog_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct pmclog_strings;
 
-struct pmclog_strings *pmclog_strings__new(void);
-void pmclog_strings__free(struct pmclog_strings *s);
+PMCLOG_API struct pmclog_strings *pmclog_strings__new(void);
+PMCLOG_API void pmclog_strings__free(struct pmclog_strings *s);
 /* The one copy of str; NULL (errno ENOMEM) when out of memory. */
-const char *pmclog_strings__intern(struct pmclog_strings *s, const char *str);
-size_t pmclog_strings__count(const struct pmclog_strings *s);
+PMCLOG_API const char *pmclog_strings__intern(struct pmclog_strings *s, const char *str);
+PMCLOG_API size_t pmclog_strings__count(const struct pmclog_strings *s);
 
 /* Which of several symbols at one address names it: the highest wins. */
 enum pmclog_sym_prio {
@@ -50,15 +55,15 @@ struct pmclog_sym {
 
 struct pmclog_symtab;
 
-struct pmclog_symtab *pmclog_symtab__new(void);
-void pmclog_symtab__free(struct pmclog_symtab *t);
+PMCLOG_API struct pmclog_symtab *pmclog_symtab__new(void);
+PMCLOG_API void pmclog_symtab__free(struct pmclog_symtab *t);
 
 /*
  * Add a symbol; name must be interned.  size 0: up to the next symbol.
  * Invalidates a finished table until the next pmclog_symtab__finish().
  */
-int pmclog_symtab__add(struct pmclog_symtab *t, __u64 addr, __u64 size,
-		       const char *name, enum pmclog_sym_prio prio);
+PMCLOG_API int pmclog_symtab__add(struct pmclog_symtab *t, __u64 addr, __u64 size,
+				  const char *name, enum pmclog_sym_prio prio);
 
 /*
  * Sort, keep one symbol per address (highest prio, then the first
@@ -66,15 +71,15 @@ int pmclog_symtab__add(struct pmclog_symtab *t, __u64 addr, __u64 size,
  * last one: to limit, or 1 byte when limit is not above it).  Cheap when
  * nothing was added since the last call.
  */
-void pmclog_symtab__finish(struct pmclog_symtab *t, __u64 limit);
+PMCLOG_API void pmclog_symtab__finish(struct pmclog_symtab *t, __u64 limit);
 
 /* The symbol containing addr in a finished table, or NULL. */
-const struct pmclog_sym *pmclog_symtab__lookup(const struct pmclog_symtab *t,
-					       __u64 addr);
-size_t pmclog_symtab__count(const struct pmclog_symtab *t);
+PMCLOG_API const struct pmclog_sym *pmclog_symtab__lookup(const struct pmclog_symtab *t,
+							  __u64 addr);
+PMCLOG_API size_t pmclog_symtab__count(const struct pmclog_symtab *t);
 /* The i-th symbol of a finished table, by address. */
-const struct pmclog_sym *pmclog_symtab__at(const struct pmclog_symtab *t,
-					   size_t i);
+PMCLOG_API const struct pmclog_sym *pmclog_symtab__at(const struct pmclog_symtab *t,
+						      size_t i);
 
 /* ------------------------------------------------------------------ */
 /* ELF files                                                          */
@@ -103,39 +108,14 @@ struct pmclog_elf {
 };
 
 /*
- * Load the function symbols of the ELF file at path (.ko.xz and .ko.zst
- * are decompressed through xz / zstd), or of len bytes at buf.  Both
- * .symtab and .dynsym are read when present.
- */
-int pmclog_elf__load(const char *path, struct pmclog_strings *strings,
-		     struct pmclog_elf **out, char *err, size_t errlen);
-int pmclog_elf__load_mem(const void *buf, size_t len, const char *name,
-			 struct pmclog_strings *strings,
-			 struct pmclog_elf **out, char *err, size_t errlen);
-void pmclog_elf__free(struct pmclog_elf *e);
-
-/*
  * The virtual address of file offset off, through the PT_LOAD segment
  * that holds it; false when none does.
  */
-bool pmclog_elf__offset_to_vaddr(const struct pmclog_elf *e, __u64 off,
-				 __u64 *vaddr);
+PMCLOG_API bool pmclog_elf__offset_to_vaddr(const struct pmclog_elf *e, __u64 off,
+					    __u64 *vaddr);
 
-/*
- * The text symbols (t, T, w, W) of a System.map or of /proc/kallsyms text
- * at path, at the addresses written there.  A file with fewer than
- * PMCLOG_SYSMAP_MIN symbols (Debian's placeholder System.map) fails with ENOENT.
- */
-#define PMCLOG_SYSMAP_MIN	100
-int pmclog_sysmap__load(const char *path, struct pmclog_strings *strings,
-			struct pmclog_symtab **out, char *err, size_t errlen);
-
-/*
- * Read a whole regular file, through `xz -dc` or `zstd -dc` when its name
- * ends in .xz or .zst.  *buf is malloc'd.  -EISDIR for a directory and
- * -EINVAL for anything else that is not a regular file (a device, which a
- * process may have mapped, would be read without end; a FIFO would block).
- */
-int pmclog_read_file(const char *path, void **buf, size_t *len);
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PMCLOG_SYMTAB_H */

@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The log writer behind `pmclog record` (pmclog_writer.h), on logs built
+ * with log_builder.h: the file holds the bytes as the device gave them,
+ * however they were split, with the kernel's symbols just before
+ * CLOSELOG (or at the end of a log without it); the counts are the
+ * records'; what cannot be decoded is saved all the same, and said.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "log_builder.h"
+#include "print_capture.h"
+#include "pmclog_common.h"
+#include "pmclog_reader.h"
+#include "pmclog_writer.h"
+
+#define KTEXT	0xffffffff91000000ULL
+#define MTEXT	0xffffffffc0001000ULL
+
+static const char kallsyms[] =
+	"ffffffff91000000 T _stext\n"
+	"ffffffff91000040 t helper\n"
+	"ffffffff91000100 W weak_fn\n"
+	"ffffffff91000180 D some_data\n"
+	"ffffffffc0001000 t mod_fn\t[testmod]\n"
+	"ffffffffc0001080 t mod_fn2\t[testmod]\n";
+
+static int setup(void **state)
+{
+	return print_capture_start(state);
+}
+
+static struct pmclog_kallsyms *read_kallsyms(void)
+{
+	struct pmclog_kallsyms *ks = NULL;
+	FILE *f = fmemopen((void *)kallsyms, sizeof(kallsyms) - 1, "r");
+
+	assert_non_null(f);
+	assert_int_equal(pmclog_kallsyms__read(f, &ks), 0);
+	fclose(f);
+	return ks;
+}
+
+static struct pmclog_writer *new_writer(int fd, bool ksyms)
+{
+	struct pmclog_writer_opts opts = PMCLOG_WRITER_OPTS_INIT;
+	struct pmclog_writer *w;
+
+	opts.name = "test.pmclog";
+	opts.ksyms = ksyms ? read_kallsyms() : NULL;
+	w = pmclog_writer__new(fd, &opts);
+	assert_non_null(w);
+	return w;
+}
+
+static int new_file(void)
+{
+	int fd = memfd_create("pmclog-writer", MFD_CLOEXEC);
+
+	assert_true(fd >= 0);
+	return fd;
+}
+
+/* What fd holds, in out (at most sizeof(out->data)). */
+static void file_contents(int fd, struct logbuf *out)
+{
+	ssize_t n = pread(fd, out->data, sizeof(out->data), 0);
+
+	assert_true(n >= 0);
+	out->len = (size_t)n;
+}
+
+/* Hand b to w in pieces of step bytes (the last one shorter). */
+static void write_in_steps(struct pmclog_writer *w, const struct logbuf *b,
+			   size_t step)
+{
+	for (size_t off = 0; off < b->len; off += step) {
+		size_t n = b->len - off < step ? b->len - off : step;
+
+		assert_int_equal(pmclog_writer__write(w, b->data + off, n), 0);
+	}
+}
+
+/* A log with kernel samples in helper, mod_fn2, and a user one. */
+static void sampled_log(struct logbuf *b, size_t *closelog)
+{
+	size_t off;
+
+	lb_initialize(b);
+	lb_header(b, 0)->cpu = 2;
+	lb_pmcallocate(b, 1, PMCLOG_EV_CPU_CLOCK, PMCLOG_PMC_F_FREQ, 1000, "cpu-clock");
+	lb_map_in(b, PMCLOG_PID_KERNEL, KTEXT, KTEXT + 0x200, 0xffffffff81000000ULL,
+		  PMCLOG_MAP_F_INITIAL, "[kernel]");
+	lb_pcsample(b, 0, 7, 7, KTEXT + 0x50, 0);	/* helper */
+	lb_pcsample(b, 1, 7, 7, KTEXT + 0x60, 0);	/* helper again */
+	lb_pcsample(b, 1, 7, 7, KTEXT + 0x110, 1);	/* user mode: not a kernel pc */
+	lb_pcsample(b, 3, 7, 7, MTEXT + 0xf0, 0);	/* mod_fn2 */
+	lb_dropnotify(b, 1, 2, 1);
+	off = lb_closelog(b, 6, 2, 1);
+	if (closelog)
+		*closelog = off;
+}
+
+/* Without symbols: the file is the input, byte for byte, however split. */
+static void test_copy_as_given(void **state)
+{
+	static struct logbuf b, out;
+	static const size_t steps[] = { 1, 7, 8, 16, 33, 100, 16384 };
+	(void)state;
+
+	memset(&b, 0, sizeof(b));
+	lb_full_log(&b);
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		int fd = new_file();
+		struct pmclog_writer *w = new_writer(fd, false);
+		const struct pmclog_stats *st;
+
+		write_in_steps(w, &b, steps[i]);
+		assert_int_equal(pmclog_writer__finish(w), 0);
+		file_contents(fd, &out);
+		assert_int_equal(out.len, b.len);
+		assert_memory_equal(out.data, b.data, b.len);
+		assert_int_equal(pmclog_writer__written(w), b.len);
+		st = pmclog_writer__stats(w);
+		assert_int_equal(st->records, LB_FULL_LOG_RECORDS);
+		assert_int_equal(st->bytes, b.len);
+		assert_int_equal(st->samples, 2);
+		assert_true(st->closelog);
+		assert_int_equal(pmclog_writer__error(w), 0);
+		pmclog_writer__free(w);
+		close(fd);
+	}
+	assert_string_equal(said, "");
+}
+
+/* The records of the file out, as the reader returns them, in recs. */
+static size_t read_back(const struct logbuf *out, struct logbuf *names,
+			struct pmclog_record *recs, size_t max)
+{
+	struct pmclog_reader *r = pmclog_reader__new(NULL);
+	struct pmclog_record rec;
+	size_t n = 0;
+	int ret;
+
+	assert_non_null(r);
+	assert_int_equal(pmclog_reader__feed(r, out->data, out->len), 0);
+	assert_int_equal(pmclog_reader__feed_eof(r), 0);
+	names->len = 0;
+	while ((ret = pmclog_reader__next(r, &rec)) == 1) {
+		assert_true(n < max);
+		recs[n] = rec;
+		/* The names outlive the reader: copied. */
+		if (rec.name && rec.type == PMCLOG_TYPE_KSYMBOL) {
+			recs[n].name = (const char *)names->data + names->len;
+			memcpy(names->data + names->len, rec.name, strlen(rec.name) + 1);
+			names->len += strlen(rec.name) + 1;
+		}
+		recs[n].rec.header = NULL;
+		n++;
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(pmclog_reader__end(r), PMCLOG_READER_END_CLOSELOG);
+	pmclog_reader__free(r);
+	return n;
+}
+
+/*
+ * The KSYMBOLs of the sampled kernel functions, and only those, go just
+ * before CLOSELOG, stamped as INITIALIZE; the rest is the input.  Also
+ * when CLOSELOG arrives in two pieces.
+ */
+static void test_ksymbols_before_closelog(void **state)
+{
+	static struct logbuf b, out, names;
+	static const size_t steps[] = { 16384, 8, 5 };
+	struct pmclog_record recs[32];
+	size_t closelog;
+	(void)state;
+
+	memset(&b, 0, sizeof(b));
+	sampled_log(&b, &closelog);
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		int fd = new_file();
+		struct pmclog_writer *w = new_writer(fd, true);
+		const struct pmclog_stats *st;
+		size_t n, ksym_len;
+
+		write_in_steps(w, &b, steps[i]);
+		assert_int_equal(pmclog_writer__finish(w), 0);
+		file_contents(fd, &out);
+		ksym_len = out.len - b.len;
+		/* Two KSYMBOLs of 40 + name bytes, rounded up to 8. */
+		assert_int_equal(ksym_len, PMCLOG_RECORD_LEN(40 + sizeof("helper")) +
+					   PMCLOG_RECORD_LEN(40 + sizeof("mod_fn2")));
+		assert_memory_equal(out.data, b.data, closelog);
+		assert_memory_equal(out.data + closelog + ksym_len, b.data + closelog,
+				    b.len - closelog);
+		n = read_back(&out, &names, recs, 32);
+		assert_int_equal(n, 11);
+		/* Each object's symbols together: the module's, the kernel's. */
+		assert_int_equal(recs[8].type, PMCLOG_TYPE_KSYMBOL);
+		assert_string_equal(recs[8].name, "mod_fn2");
+		assert_int_equal(recs[9].type, PMCLOG_TYPE_KSYMBOL);
+		assert_string_equal(recs[9].name, "helper");
+		for (size_t k = 8; k <= 9; k++) {
+			assert_int_equal(recs[k].flags, PMCLOG_HF_SYNTH);
+			assert_int_equal(recs[k].tstamp, LB_TS_BASE);	/* INITIALIZE's */
+			assert_int_equal(recs[k].cpu, 2);
+		}
+		assert_int_equal(recs[10].type, PMCLOG_TYPE_CLOSELOG);
+		/* The counts include the records the writer added. */
+		st = pmclog_writer__stats(w);
+		assert_int_equal(st->records, 11);
+		assert_int_equal(st->bytes, out.len);
+		assert_int_equal(st->samples, 4);
+		assert_int_equal(pmclog_writer__written(w), out.len);
+		pmclog_writer__free(w);
+		close(fd);
+	}
+	assert_string_equal(said, "");
+}
+
+/* A log that stops without CLOSELOG gets its symbols at the end. */
+static void test_ksymbols_without_closelog(void **state)
+{
+	static struct logbuf b, out;
+	size_t closelog;
+	int fd = new_file();
+	struct pmclog_writer *w = new_writer(fd, true);
+	(void)state;
+
+	memset(&b, 0, sizeof(b));
+	sampled_log(&b, &closelog);
+	b.len = closelog;
+	assert_int_equal(pmclog_writer__write(w, b.data, b.len), 0);
+	assert_false(pmclog_writer__stats(w)->closelog);
+	assert_int_equal(pmclog_writer__finish(w), 0);
+	/* Once: a second finish adds nothing, a write after it is refused. */
+	assert_int_equal(pmclog_writer__finish(w), 0);
+	assert_int_equal(pmclog_writer__write(w, b.data, 16), -EINVAL);
+	file_contents(fd, &out);
+	assert_memory_equal(out.data, b.data, b.len);
+	/* What follows the input: the two KSYMBOLs, nothing else. */
+	assert_int_equal(out.len - b.len, PMCLOG_RECORD_LEN(40 + sizeof("helper")) +
+					  PMCLOG_RECORD_LEN(40 + sizeof("mod_fn2")));
+	assert_int_equal(lb_header(&out, b.len)->type, PMCLOG_TYPE_KSYMBOL);
+	assert_string_equal((const char *)out.data + b.len + 40, "mod_fn2");
+	assert_int_equal(pmclog_writer__stats(w)->records, 10);
+	pmclog_writer__free(w);
+	close(fd);
+	assert_string_equal(said, "");
+}
+
+/*
+ * A malformed record: everything is saved as given, the counts stop
+ * before it, and the message names its offset.  No INITIALIZE, no
+ * symbols, and that is said too.
+ */
+static void test_undecodable(void **state)
+{
+	static struct logbuf b, out;
+	size_t bad;
+	int fd = new_file();
+	struct pmclog_writer *w = new_writer(fd, true);
+	(void)state;
+
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	lb_pcsample(&b, 0, 1, 1, KTEXT + 0x50, 0);
+	bad = lb_pcsample(&b, 0, 1, 1, 0x10, 1);
+	lb_pcsample(&b, 0, 1, 1, 0x10, 1);
+	lb_closelog(&b, 3, 0, 0);
+	lb_header(&b, bad)->magic = 0x55;
+	write_in_steps(w, &b, 24);
+	assert_int_equal(pmclog_writer__finish(w), 0);
+	file_contents(fd, &out);
+	/* CLOSELOG was not seen: the symbols come at the very end. */
+	assert_true(out.len > b.len);
+	assert_memory_equal(out.data, b.data, b.len);
+	/* INITIALIZE, the first PCSAMPLE, and helper's KSYMBOL. */
+	assert_int_equal(pmclog_writer__stats(w)->records, 3);
+	assert_false(pmclog_writer__stats(w)->closelog);
+	assert_non_null(strstr(said, "test.pmclog: bad record magic 0x55 at offset 88"));
+	assert_non_null(strstr(said, "saved as read from there on, but not counted"));
+	pmclog_writer__free(w);
+	close(fd);
+
+	said[0] = '\0';
+	fd = new_file();
+	w = new_writer(fd, true);
+	assert_int_equal(pmclog_writer__write(w, b.data + bad, b.len - bad), 0);
+	assert_int_equal(pmclog_writer__finish(w), 0);
+	file_contents(fd, &out);
+	assert_int_equal(out.len, b.len - bad);
+	assert_non_null(strstr(said, "cannot add the kernel symbols to test.pmclog: the log has no INITIALIZE"));
+	pmclog_writer__free(w);
+	close(fd);
+}
+
+/* Records after CLOSELOG, which ends a log: saved, not counted, said. */
+static void test_after_closelog(void **state)
+{
+	static struct logbuf b, out;
+	int fd = new_file();
+	struct pmclog_writer *w = new_writer(fd, false);
+	(void)state;
+
+	memset(&b, 0, sizeof(b));
+	lb_full_log(&b);
+	lb_dropnotify(&b, 0, 2, 3);
+	assert_int_equal(pmclog_writer__write(w, b.data, b.len), 0);
+	assert_int_equal(pmclog_writer__finish(w), 0);
+	file_contents(fd, &out);
+	assert_int_equal(out.len, b.len);
+	assert_int_equal(pmclog_writer__stats(w)->records, LB_FULL_LOG_RECORDS);
+	assert_int_equal(pmclog_writer__stats(w)->samples_dropped, 5);
+	assert_non_null(strstr(said, "test.pmclog: 32 bytes after CLOSELOG"));
+	pmclog_writer__free(w);
+	close(fd);
+}
+
+/* A log cut inside a record: held back until the end, then saved as is. */
+static void test_cut_record(void **state)
+{
+	static struct logbuf b, out;
+	int fd = new_file();
+	struct pmclog_writer *w = new_writer(fd, false);
+	(void)state;
+
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	lb_pcsample(&b, 0, 1, 1, 0x10, 1);
+	assert_int_equal(pmclog_writer__write(w, b.data, b.len - 8), 0);
+	/* Only whole records are saved before the end. */
+	assert_int_equal(pmclog_writer__written(w), sizeof(struct pmclog_initialize));
+	assert_int_equal(pmclog_writer__finish(w), 0);
+	file_contents(fd, &out);
+	assert_int_equal(out.len, b.len - 8);
+	assert_int_equal(pmclog_writer__stats(w)->records, 1);
+	assert_non_null(strstr(said, "the log ends inside a record at offset 56"));
+	pmclog_writer__free(w);
+	close(fd);
+}
+
+/* A failed write(2) is returned once, then sticky; counting goes on. */
+static void test_write_error(void **state)
+{
+	static struct logbuf b;
+	int fd = open("/dev/full", O_WRONLY | O_CLOEXEC);
+	struct pmclog_writer *w;
+	size_t half;
+	(void)state;
+
+	assert_true(fd >= 0);
+	w = new_writer(fd, true);
+	memset(&b, 0, sizeof(b));
+	sampled_log(&b, NULL);
+	half = sizeof(struct pmclog_initialize) + sizeof(struct pmclog_pmcallocate);
+	assert_int_equal(pmclog_writer__write(w, b.data, half), -ENOSPC);
+	assert_int_equal(errno, ENOSPC);
+	assert_int_equal(pmclog_writer__write(w, b.data + half, b.len - half), 0);
+	assert_int_equal(pmclog_writer__error(w), -ENOSPC);
+	assert_int_equal(pmclog_writer__stats(w)->records, 9 + 2);
+	assert_int_equal(pmclog_writer__finish(w), -ENOSPC);
+	assert_int_equal(pmclog_writer__written(w), 0);
+	pmclog_writer__free(w);
+	close(fd);
+}
+
+/* Options that a newer library would know are refused; ksyms freed. */
+static void test_bad_opts(void **state)
+{
+	struct {
+		struct pmclog_writer_opts o;
+		long newer;
+	} big = { .o = { .sz = sizeof(big) }, .newer = 1 };
+	(void)state;
+
+	big.o.ksyms = read_kallsyms();
+	assert_null(pmclog_writer__new(1, &big.o));
+	assert_int_equal(errno, EINVAL);
+	assert_null(pmclog_writer__new(-1, NULL));
+	assert_int_equal(errno, EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_copy_as_given, setup),
+		cmocka_unit_test_setup(test_ksymbols_before_closelog, setup),
+		cmocka_unit_test_setup(test_ksymbols_without_closelog, setup),
+		cmocka_unit_test_setup(test_undecodable, setup),
+		cmocka_unit_test_setup(test_after_closelog, setup),
+		cmocka_unit_test_setup(test_cut_record, setup),
+		cmocka_unit_test_setup(test_write_error, setup),
+		cmocka_unit_test_setup(test_bad_opts, setup),
+	};
+
+	return cmocka_run_group_tests_name("writer", tests, NULL, NULL);
+}

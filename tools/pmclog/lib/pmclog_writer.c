@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libpmclog writer: save a log, keep its counts, add the recorder's
+ * records.  See pmclog_writer.h.
+ *
+ * The input not saved yet is log offsets [w->base, w->base + w->len +
+ * w->cur_len): what an earlier call held back (an incomplete record, in
+ * w->buf), then the rest of the caller's buffer in this call (w->cur).
+ * Whole records are saved at once, from the caller's buffer, except that
+ * CLOSELOG's callback saves what precedes it and then the synthetic
+ * records, before CLOSELOG itself goes; only what is left at the end of a
+ * call is copied.  The decoding is a pmclog_reader fed the same
+ * bytes, and the writer is a pmclog_tool: every record also goes to the
+ * stats' tool.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pmclog_internal.h"
+#include "pmclog_writer.h"
+
+struct pmclog_writer {
+	struct pmclog_tool tool;
+	struct pmclog_stats stats;
+	struct pmclog_reader *reader;
+	int fd;
+	char *name;
+	struct pmclog_kallsyms *ksyms;	/* NULL once its records are written */
+	struct pmclog_header init;	/* INITIALIZE's header */
+	bool have_init;
+	bool undecoded;		/* the reader stopped: the rest is saved as is */
+	bool finished;
+	int err;		/* sticky write(2) error, negative */
+	__u64 closelog_end;	/* log offset just past CLOSELOG; 0: none yet */
+
+	unsigned char *buf;	/* input held back from an earlier call */
+	size_t len, cap;
+	__u64 base;		/* log offset of buf[0] */
+	const unsigned char *cur;	/* the caller's, during a call: after buf */
+	size_t cur_len;
+	__u64 written;		/* bytes in the file */
+
+	unsigned char *synth;	/* the synthetic records, staged */
+	size_t synth_len, synth_cap;
+};
+
+static struct pmclog_writer *writer_of(struct pmclog_tool *tool)
+{
+	return container_of(tool, struct pmclog_writer, tool);
+}
+
+/* ------------------------------------------------------------------ */
+/* Output                                                             */
+
+static void write_out(struct pmclog_writer *w, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n && !w->err) {
+		ssize_t k = write(w->fd, b, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			w->err = -errno;
+			break;
+		}
+		b += k;
+		n -= (size_t)k;
+		w->written += (size_t)k;
+	}
+}
+
+/* The log offset just past the input given so far. */
+static __u64 input_end(const struct pmclog_writer *w)
+{
+	return w->base + w->len + w->cur_len;
+}
+
+/* Save the input up to log offset upto: what was held, then the caller's. */
+static void save_input(struct pmclog_writer *w, __u64 upto)
+{
+	size_t n = (size_t)(upto - w->base);
+	size_t held = n < w->len ? n : w->len;
+
+	if (held) {
+		write_out(w, w->buf, held);
+		memmove(w->buf, w->buf + held, w->len - held);
+		w->len -= held;
+	}
+	n -= held;
+	if (n) {
+		write_out(w, w->cur, n);
+		w->cur += n;
+		w->cur_len -= n;
+	}
+	w->base = upto;
+}
+
+/* ------------------------------------------------------------------ */
+/* Synthetic records                                                  */
+
+static int stage_synth(void *ctx, const struct pmclog_ksymbol *ks)
+{
+	struct pmclog_writer *w = ctx;
+	size_t n = ks->header.length;
+	struct pmclog_record rec;
+
+	if (PMCLOG_GROW(w->synth, w->synth_cap, w->synth_len + n))
+		return -ENOMEM;
+	memcpy(w->synth + w->synth_len, ks, n);
+	pmclog_record__describe(&rec, ks, w->base + w->synth_len);
+	w->synth_len += n;
+	return pmclog_tool__deliver(&w->stats.tool, &rec);
+}
+
+/*
+ * The KSYMBOLs of the kernel functions the samples fell in, from the
+ * symbols read at START, with INITIALIZE's tstamp and cpu: they describe
+ * the kernel as it was then, wherever they sit in the file.  Once.
+ */
+static void add_ksymbols(struct pmclog_writer *w)
+{
+	struct pmclog_stats before = w->stats;
+	int ret = -EINVAL;
+
+	if (!w->ksyms)
+		return;
+	w->synth_len = 0;
+	if (w->have_init)
+		ret = pmclog_kallsyms__foreach_record(w->ksyms, true, w->init.tstamp,
+						      w->init.cpu, stage_synth, w);
+	pmclog_kallsyms__free(w->ksyms);
+	w->ksyms = NULL;
+	if (ret) {
+		w->stats = before;
+		pr_warn("cannot add the kernel symbols to %s: %s\n", w->name,
+			w->have_init ? "out of memory" : "the log has no INITIALIZE");
+		return;
+	}
+	write_out(w, w->synth, w->synth_len);
+}
+
+/* ------------------------------------------------------------------ */
+/* The records                                                        */
+
+static int on_record(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	return pmclog_tool__deliver(&writer_of(tool)->stats.tool, rec);
+}
+
+static int on_initialize(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	struct pmclog_writer *w = writer_of(tool);
+
+	w->init = *rec->rec.header;
+	w->have_init = true;
+	return 0;
+}
+
+/* A kernel sample marks the function it fell in, for add_ksymbols(). */
+static int on_pcsample(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	struct pmclog_writer *w = writer_of(tool);
+
+	if (w->ksyms && !(rec->flags & PMCLOG_HF_USER))
+		pmclog_kallsyms__mark(w->ksyms, rec->rec.pcsample->pc);
+	return 0;
+}
+
+/* CLOSELOG is the last record: the recorder's go just before it. */
+static int on_closelog(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	struct pmclog_writer *w = writer_of(tool);
+
+	save_input(w, rec->offset);
+	add_ksymbols(w);
+	w->closelog_end = rec->offset + rec->length;
+	return 0;
+}
+
+static const struct pmclog_tool writer_tool = {
+	.record		= on_record,
+	.initialize	= on_initialize,
+	.pcsample	= on_pcsample,
+	.closelog	= on_closelog,
+};
+
+/* Decode what was fed, and save the whole records. */
+static void decode(struct pmclog_writer *w)
+{
+	int ret = pmclog_tool__process(&w->tool, w->reader);
+
+	if (ret == -EAGAIN) {
+		/* Where the reader waits: the start of an incomplete record. */
+		save_input(w, pmclog_reader__offset(w->reader));
+		return;
+	}
+	w->undecoded = true;
+	if (ret == 0 && input_end(w) > w->closelog_end)
+		pr_warn("%s: %llu bytes after CLOSELOG (offset %llu), which ends a log: saved as read, not counted\n",
+			w->name, (unsigned long long)(input_end(w) - w->closelog_end),
+			(unsigned long long)w->closelog_end);
+	else if (ret)
+		pr_warn("%s: %s; the log is saved as read from there on, but not counted\n",
+			w->name, pmclog_reader__errmsg(w->reader));
+}
+
+/* ------------------------------------------------------------------ */
+/* API                                                                */
+
+struct pmclog_writer *pmclog_writer__new(int fd,
+					 const struct pmclog_writer_opts *opts)
+{
+	struct pmclog_kallsyms *ksyms = OPTS_GET(opts, ksyms, NULL);
+	const char *name = OPTS_GET(opts, name, NULL);
+	struct pmclog_writer *w;
+
+	if (!OPTS_VALID(opts, pmclog_writer_opts__last_field) || fd < 0) {
+		pmclog_kallsyms__free(ksyms);
+		errno = EINVAL;
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		pmclog_kallsyms__free(ksyms);
+		errno = ENOMEM;
+		return NULL;
+	}
+	w->tool = writer_tool;
+	pmclog_stats__init(&w->stats);
+	w->fd = fd;
+	w->ksyms = ksyms;
+	w->name = strdup(name ? name : "the log");
+	w->reader = pmclog_reader__new(NULL);
+	if (!w->name || !w->reader) {
+		pmclog_writer__free(w);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return w;
+}
+
+/* Out of memory for the input at log offset off: save it undecoded. */
+static void out_of_memory(struct pmclog_writer *w, __u64 off)
+{
+	if (!w->undecoded)
+		pr_warn("%s: out of memory: the log is saved as read from offset %llu on, but not counted\n",
+			w->name, (unsigned long long)off);
+	w->undecoded = true;
+}
+
+int pmclog_writer__write(struct pmclog_writer *w, const void *buf, size_t len)
+{
+	__u64 off = input_end(w);	/* of buf */
+	int err = w->err;
+
+	if (w->finished || (!buf && len))
+		return pmclog_err(EINVAL);
+	w->cur = buf;
+	w->cur_len = len;
+	if (!w->undecoded && pmclog_reader__feed(w->reader, buf, len))
+		out_of_memory(w, off);
+	if (!w->undecoded)
+		decode(w);
+	if (w->undecoded)
+		save_input(w, input_end(w));
+	/* Held back for the next call: the start of an incomplete record. */
+	if (w->cur_len && PMCLOG_GROW(w->buf, w->cap, w->len + w->cur_len)) {
+		out_of_memory(w, input_end(w) - w->cur_len);
+		save_input(w, input_end(w));
+	}
+	if (w->cur_len) {
+		memcpy(w->buf + w->len, w->cur, w->cur_len);
+		w->len += w->cur_len;
+	}
+	w->cur = NULL;
+	w->cur_len = 0;
+	return !err && w->err ? pmclog_err(-w->err) : 0;
+}
+
+int pmclog_writer__finish(struct pmclog_writer *w)
+{
+	if (w->finished)
+		return w->err ? pmclog_err(-w->err) : 0;
+	w->finished = true;
+	if (w->len)
+		pr_warn("%s: the log ends inside a record at offset %llu: saved as read\n",
+			w->name, (unsigned long long)w->base);
+	save_input(w, input_end(w));
+	/* A log that stopped without CLOSELOG still gets its symbols. */
+	add_ksymbols(w);
+	return w->err ? pmclog_err(-w->err) : 0;
+}
+
+const struct pmclog_stats *pmclog_writer__stats(const struct pmclog_writer *w)
+{
+	return &w->stats;
+}
+
+__u64 pmclog_writer__written(const struct pmclog_writer *w)
+{
+	return w->written;
+}
+
+int pmclog_writer__error(const struct pmclog_writer *w)
+{
+	return w->err;
+}
+
+void pmclog_writer__free(struct pmclog_writer *w)
+{
+	if (!w)
+		return;
+	pmclog_reader__free(w->reader);
+	pmclog_kallsyms__free(w->ksyms);
+	free(w->name);
+	free(w->buf);
+	free(w->synth);
+	free(w);
+}

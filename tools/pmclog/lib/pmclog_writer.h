@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libpmclog writer: save a log as the device hands it over, and complete
+ * it as the ABI says a recorder does.
+ *
+ * The bytes are saved as they come, never altered; the writer decodes
+ * them as it goes (a memory pmclog_reader, the one decode path) to keep
+ * the counts (pmclog_stats) and to place the records the recorder adds
+ * (PMCLOG_HF_SYNTH): the KSYMBOLs of the kernel functions the samples
+ * fell in go just before CLOSELOG, with INITIALIZE's tstamp and cpu, or
+ * at the end of a log that stops without CLOSELOG.
+ *
+ *   w = pmclog_writer__new(fd, &opts);
+ *   while ((n = pmclog_device__read(dev, buf, sizeof(buf))) > 0)
+ *           pmclog_writer__write(w, buf, n);
+ *   pmclog_writer__finish(w);
+ *   pmclog_writer__free(w);
+ *
+ * Errors are negative errnos (also in errno).  A write(2) failure is
+ * sticky: the writer goes on counting what it is given, saves nothing
+ * more, and pmclog_writer__error() returns it.  Bytes it cannot decode
+ * (a malformed record, anything after CLOSELOG) are saved all the same,
+ * not counted, and said once through the print callback.
+ */
+#ifndef PMCLOG_WRITER_H
+#define PMCLOG_WRITER_H
+
+#include <stddef.h>
+#include <linux/pmclog.h>
+
+#include "pmclog_common.h"
+#include "pmclog_kallsyms.h"
+#include "pmclog_stats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct pmclog_writer;
+
+struct pmclog_writer_opts {
+	size_t sz;		/* sizeof(struct pmclog_writer_opts) */
+	const char *name;	/* the log, in messages; NULL: "the log" */
+	/*
+	 * The kernel's symbols, read when the log started; the writer's
+	 * from now on (it frees them).  NULL: no KSYMBOLs are added.
+	 */
+	struct pmclog_kallsyms *ksyms;
+};
+#define pmclog_writer_opts__last_field ksyms
+
+#define PMCLOG_WRITER_OPTS_INIT { .sz = sizeof(struct pmclog_writer_opts) }
+
+/*
+ * A writer of the log to fd, which stays the caller's (never closed).
+ * Return: the writer, or NULL with errno set (ENOMEM, EINVAL for bad opts);
+ * opts->ksyms is freed either way.
+ */
+PMCLOG_API struct pmclog_writer *pmclog_writer__new(int fd,
+						    const struct pmclog_writer_opts *opts);
+
+/*
+ * Save len bytes of the log, the next ones: whole records, as read(2)
+ * from the device returns them (a record split between two calls is
+ * saved when it is whole).
+ * Return: 0, or the negative errno of a write(2) that failed in this
+ * call (the error is then sticky).
+ */
+PMCLOG_API int pmclog_writer__write(struct pmclog_writer *w, const void *buf, size_t len);
+
+/*
+ * The log has ended: save what is held back (an incomplete last record)
+ * and, for a log without CLOSELOG, the synthetic records.
+ * Return: 0, or the writer's error.  Further writes fail with EINVAL.
+ */
+PMCLOG_API int pmclog_writer__finish(struct pmclog_writer *w);
+
+/* The counts of the records given so far, and of the synthetic ones. */
+PMCLOG_API const struct pmclog_stats *pmclog_writer__stats(const struct pmclog_writer *w);
+/* Bytes saved in the file. */
+PMCLOG_API __u64 pmclog_writer__written(const struct pmclog_writer *w);
+/* The sticky write(2) error, as a negative errno; 0 if none. */
+PMCLOG_API int pmclog_writer__error(const struct pmclog_writer *w);
+
+/* Free the writer (NULL: no-op); fd stays open. */
+PMCLOG_API void pmclog_writer__free(struct pmclog_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PMCLOG_WRITER_H */
