@@ -42,7 +42,7 @@ PMCLOG_API size_t pmclog_kallsyms__count(const struct pmclog_kallsyms *ks);
  * loaded later) names nothing.  Modules not listed keep their symbols as
  * they are.  Return 0 or -ENOMEM.
  */
-int pmclog_kallsyms__bound(struct pmclog_kallsyms *ks, FILE *modules);
+PMCLOG_API int pmclog_kallsyms__bound(struct pmclog_kallsyms *ks, FILE *modules);
 
 /*
  * Mark the symbol that holds pc (a kernel sample's): return whether one
