@@ -191,6 +191,27 @@ static int apply(const struct cmd_option *o, void *args, const char *arg)
 	return EX_SOFTWARE;
 }
 
+/* "--no": ambiguous, naming the candidates; else unknown. */
+static int unknown_long(const struct cmd_usage *u, const struct option *longs,
+			const char *word)
+{
+	size_t len = strcspn(word + 2, "=");
+	char names[256] = "";
+	int n = 0, at = 0;
+
+	for (const struct option *l = longs; l->name && len; l++)
+		if (!strncmp(l->name, word + 2, len) && at < (int)sizeof(names)) {
+			at += snprintf(names + at, sizeof(names) - (size_t)at, "%s--%s",
+				       n ? ", " : "", l->name);
+			n++;
+		}
+	if (n > 1)
+		return cmd_usage_error(u, "ambiguous option '%s': %s?", word, names);
+	if (n == 1 && word[2 + len] == '=')
+		return cmd_usage_error(u, "option '--%s' takes no argument", names + 2);
+	return cmd_usage_error(u, "unknown option '%s'", word);
+}
+
 int parse_options(const struct cmd_usage *u, int argc, char **argv, void *args,
 		  int *operand)
 {
@@ -238,7 +259,7 @@ int parse_options(const struct cmd_usage *u, int argc, char **argv, void *args,
 		}
 		/* argv[optind - 1] is the word it stopped at: "--sort", "-qi". */
 		if (opt == '?' && (!optopt || !strncmp(argv[optind - 1], "--", 2)))
-			return cmd_usage_error(u, "unknown option '%s'", argv[optind - 1]);
+			return unknown_long(u, longs, argv[optind - 1]);
 		if (opt == '?')
 			return cmd_usage_error(u, "unknown option '-%c'", optopt);
 		if (opt == ':')
