@@ -41,6 +41,8 @@
 
 #define DEFAULT_OUTPUT	"pmclog.data"
 #define DEFAULT_FREQ	1000
+#define STR_(x)		#x
+#define STR(x)		STR_(x)	/* DEFAULT_FREQ in the usage */
 #define READ_BUF_SIZE	(256 * 1024)
 #define TICK_MS		1000	/* live counts; liveness without a pidfd */
 #define DRAIN_TIMEOUT_MS 5000	/* for CLOSELOG after STOP */
@@ -261,7 +263,7 @@ const struct cmd_usage record_usage = {
 			     "select); :u or :k for one mode only; several as a\n"
 			     "comma-separated list, or -e again"),
 		OPT_CALLBACK_GROUP('F', NULL, "HZ", parse_freq, 2,
-				   "samples per second per CPU (default 1000)"),
+				   "samples per second per CPU (default " STR(DEFAULT_FREQ) ")"),
 		OPT_CALLBACK_GROUP('c', NULL, "COUNT", parse_count, 2,
 				   "one sample every COUNT events (ns for cpu-clock)"),
 		OPT_CALLBACK_GROUP('d', NULL, NULL, parse_descendants, 3,
