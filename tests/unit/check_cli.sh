@@ -86,6 +86,8 @@ expect 64 "an argument to an option that takes none" report --stdio=yes "$tmp/fu
 has "$tmp/err" "option '--stdio' takes no argument" "an argument to a flag is refused by name"
 expect 64 "an option without its argument" report "$tmp/full.pmclog" --sort
 has "$tmp/err" "option '--sort' needs an argument" "a missing argument is named"
+expect 64 "a short option without its argument, in a cluster" report "$tmp/full.pmclog" -qk
+has "$tmp/err" "option '-k' needs an argument" "a missing argument of a cluster names the option"
 
 # --- --version is the version command
 expect 0 "pmclog version" version

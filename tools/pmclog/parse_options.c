@@ -248,7 +248,7 @@ int parse_options(const struct cmd_usage *u, int argc, char **argv, void *args,
 	longs[nlong++] = (struct option){ .name = "help", .val = 'h' };
 	longs[nlong] = (struct option){ 0 };
 
-	optind = 1;
+	optind = 0;	/* glibc: a new argv, and another optstring, from scratch */
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		const struct cmd_option *o = NULL;
@@ -262,6 +262,9 @@ int parse_options(const struct cmd_usage *u, int argc, char **argv, void *args,
 			return unknown_long(u, longs, argv[optind - 1]);
 		if (opt == '?')
 			return cmd_usage_error(u, "unknown option '-%c'", optopt);
+		if (opt == ':' && optopt > 0 && optopt < LONG_BASE &&
+		    strncmp(argv[optind - 1], "--", 2))
+			return cmd_usage_error(u, "option '-%c' needs an argument", optopt);
 		if (opt == ':')
 			return cmd_usage_error(u, "option '%s' needs an argument",
 					       argv[optind - 1]);
