@@ -3,9 +3,10 @@
  * libpmclog report: sample counting, resolution and rows.  The output
  * formats are in pmclog_report_fmt.c, gprof output in pmclog_gmon.c.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <libiberty/demangle.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,37 +113,30 @@ int pmclog_report__sample(void *ctx, const struct pmclog_sample_loc *s)
 /* ------------------------------------------------------------------ */
 /* Names                                                              */
 
-typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
-
-/* __cxa_demangle from libstdc++, when it is installed; else NULL. */
-static cxa_demangle_fn demangler(struct pmclog_report *rep)
-{
-	if (!rep->dl_tried) {
-		rep->dl_tried = true;
-		rep->dl = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-		if (rep->dl)
-			*(void **)&rep->cxa_demangle = dlsym(rep->dl, "__cxa_demangle");
-	}
-	return (cxa_demangle_fn)rep->cxa_demangle;
-}
-
+/*
+ * C++ (_Z), Rust legacy (_ZN...17h<hash>E) and Rust v0 (_R) names,
+ * through libiberty's cplus_demangle() in its automatic style, as binutils
+ * and perf do: Rust first, then the Itanium C++ ABI.  A PLT entry
+ * ("_ZdlPv@plt") keeps its suffix.  Anything else, or a name libiberty
+ * refuses, is shown as it is.
+ */
 static const char *symbol_name(struct pmclog_report *rep, const char *raw)
 {
-	cxa_demangle_fn fn;
-	const char *name;
-	char *out;
-	int st;
+	const char *at = strstr(raw, "@plt"), *name;
+	char *mangled, *out, *full = NULL;
 
-	if (!rep->opts.demangle || strncmp(raw, "_Z", 2))
+	if (!rep->opts.demangle || (strncmp(raw, "_Z", 2) && strncmp(raw, "_R", 2)))
 		return raw;
-	fn = demangler(rep);
-	if (!fn)
+	mangled = at && !at[4] ? strndup(raw, (size_t)(at - raw)) : strdup(raw);
+	out = mangled ? cplus_demangle(mangled, DMGL_PARAMS | DMGL_ANSI) : NULL;
+	free(mangled);
+	if (!out)
 		return raw;
-	out = fn(raw, NULL, NULL, &st);
-	if (!out || st)
-		return raw;
-	name = pmclog_strings__intern(rep->strings, out);
+	if (at && !at[4] && asprintf(&full, "%s@plt", out) < 0)
+		full = NULL;
+	name = pmclog_strings__intern(rep->strings, at && !at[4] ? (full ? full : raw) : out);
 	free(out);
+	free(full);
 	return name ? name : raw;
 }
 
@@ -371,8 +365,6 @@ void pmclog_report__free(struct pmclog_report *rep)
 {
 	if (!rep)
 		return;
-	if (rep->dl)
-		dlclose(rep->dl);
 	free(rep->addrs);
 	free(rep->ents);
 	free(rep->rows);

@@ -41,7 +41,7 @@ struct pmclog_report_opts {
 	bool has_time;
 	__u64 time_from, time_to;
 	bool full_paths;	/* objects by path, not by file name */
-	bool demangle;		/* C++ / Rust (legacy) names demangled */
+	bool demangle;		/* C++, Rust legacy and v0 names demangled */
 };
 
 struct pmclog_row {

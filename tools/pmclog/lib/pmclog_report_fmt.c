@@ -426,8 +426,10 @@ static void stats_objects(const struct pmclog_report *rep, FILE *f, int verbosit
 			fputs(" [not found]: ", f);
 			put_field(f, pmclog_resolver__detail(o), "");
 		} else {
+			const char *d = pmclog_resolver__detail(o);
+
 			fputs(": symbols from ", f);
-			put_field(f, file ? file : "the log (KSYMBOL)", "");
+			put_field(f, d[0] ? d : file ? file : "the log (KSYMBOL)", "");
 		}
 		fputc('\n', f);
 	}
