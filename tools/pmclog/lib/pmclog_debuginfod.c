@@ -27,7 +27,7 @@
 #define STALL_S		15
 
 struct pmclog_debuginfod {
-	void *dl;
+	void *dl;		/* never dlclose()d: see pmclog_debuginfod__free() */
 	debuginfod_client *client;
 	bool tried;		/* dlopen and debuginfod_begin done (or failed) */
 	int dead;		/* a failure that ends the asking: its errno */
@@ -59,8 +59,11 @@ void pmclog_debuginfod__free(struct pmclog_debuginfod *d)
 		return;
 	if (d->client)
 		d->end(d->client);
-	if (d->dl)
-		dlclose(d->dl);
+	/*
+	 * The library stays loaded, as libdwfl leaves it: its constructor's
+	 * curl_global_init() state does not survive dlclose(), and a second
+	 * resolver would load it again.
+	 */
 	free(d);
 }
 
