@@ -143,7 +143,7 @@ static int setup(void **state)
 	run("cd %s && g++ -O1 -fPIC -shared -o libcxx.so cxx.cc", dir);
 	run("cd %s && cc -O1 -fno-pie -mcmodel=kernel -c -o kmod.ko kmod.c && "
 	    "gzip -k kmod.ko && xz -k kmod.ko && zstd -q -k kmod.ko && "
-	    "head -c 100 kmod.ko.gz > cut.ko.gz", dir);
+	    "for z in gz xz zst; do head -c 100 kmod.ko.$z > cut.ko.$z; done", dir);
 	have_rustc = system("rustc --version >/dev/null 2>&1") == 0;
 	if (have_rustc)
 		run("cd %s && rustc --crate-type cdylib -O -o librs-legacy.so r.rs && "
@@ -784,9 +784,12 @@ static void test_compressed_modules(void **state)
 		expect_sym(e, b, "kbeta");
 		pmclog_elf__free(e);
 	}
-	snprintf(path, sizeof(path), "%s/cut.ko.gz", dir);
-	assert_int_equal(pmclog_elf__load(path, st, &e, err, sizeof(err)), -EIO);
-	assert_non_null(strstr(err, "corrupt compressed data"));
+	/* Cut short: refused, not half a module. */
+	for (size_t i = 1; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/cut%s", dir, strchr(files[i], '.'));
+		assert_int_equal(pmclog_elf__load(path, st, &e, err, sizeof(err)), -EIO);
+		assert_non_null(strstr(err, "corrupt compressed data"));
+	}
 	pmclog_strings__free(st);
 }
 

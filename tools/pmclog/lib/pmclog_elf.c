@@ -189,16 +189,15 @@ static int unzstd(const unsigned char *in, size_t inlen, struct outbuf *o)
 {
 	ZSTD_DStream *z = ZSTD_createDStream();
 	ZSTD_inBuffer ib = { in, inlen, 0 };
-	size_t zr = 1;
+	size_t zr = 0;
 	int ret = 0;
 
 	if (!z)
 		return -ENOMEM;
-	while (!ret && (ib.pos < ib.size || !zr)) {
+	/* Frame after frame, until the input is used and the last frame done. */
+	while (!ret) {
 		ZSTD_outBuffer ob;
 
-		if (!zr && ib.pos == ib.size)
-			break;
 		ret = outbuf_room(o);
 		if (ret)
 			break;
@@ -207,9 +206,11 @@ static int unzstd(const unsigned char *in, size_t inlen, struct outbuf *o)
 		o->len += ob.pos;
 		if (ZSTD_isError(zr))
 			ret = -EIO;
-		else if (zr && ib.pos == ib.size && ob.pos < ob.size)
-			ret = -EIO;	/* cut short */
+		else if (ib.pos == ib.size && ob.pos < ob.size)
+			break;	/* all read, all written out */
 	}
+	if (!ret && zr)
+		ret = -EIO;	/* a frame cut short */
 	ZSTD_freeDStream(z);
 	return ret;
 }
@@ -712,27 +713,34 @@ static __s32 le32(const unsigned char *b)
 	return (__s32)((__u32)b[0] | (__u32)b[1] << 8 | (__u32)b[2] << 16 | (__u32)b[3] << 24);
 }
 
-/* The GOT slot one entry of entsize bytes at addr jumps through, or NULL. */
+/* The bytes of endbr64, which IBT entries start with. */
+static bool endbr64(const unsigned char *e, size_t len)
+{
+	return len >= 4 && e[0] == 0xf3 && e[1] == 0x0f && e[2] == 0x1e && e[3] == 0xfa;
+}
+
+/*
+ * The GOT slot one entry of entsize bytes at addr jumps through, or NULL.
+ * Only the first instruction is decoded, after endbr64 and bnd: a jmp
+ * anywhere else (PLT0's, after its push) or bytes inside an operand are
+ * not an entry's.
+ */
 static const struct got_slot *plt_entry_slot(const struct plt_ctx *p,
 					     const unsigned char *e, size_t entsize,
 					     __u64 addr, bool lazy)
 {
-	for (size_t i = 0; i + 6 <= entsize; i++) {
-		if (e[i] == 0xff && e[i + 1] == 0x25) {
-			const struct got_slot *s =
-				plt_slot(p, addr + i + 6 + (__u64)(__s64)le32(e + i + 2));
+	size_t i = endbr64(e, entsize) ? 4 : 0;
 
-			if (s)
-				return s;
-		}
-	}
+	if (i < entsize && e[i] == 0xf2)	/* bnd */
+		i++;
+	if (i + 6 <= entsize && e[i] == 0xff && e[i + 1] == 0x25)
+		return plt_slot(p, addr + i + 6 + (__u64)(__s64)le32(e + i + 2));
 	/* An IBT lazy entry: endbr64; push $INDEX; bnd jmp .plt */
-	for (size_t i = 0; lazy && i + 5 <= entsize; i++) {
-		if (e[i] == 0x68) {
-			__u32 idx = (__u32)le32(e + i + 1);
+	i = endbr64(e, entsize) ? 4 : 0;
+	if (lazy && i == 4 && i + 5 <= entsize && e[i] == 0x68) {
+		__u32 idx = (__u32)le32(e + i + 1);
 
-			return idx < p->njmprel ? p->jmprel[idx] : NULL;
-		}
+		return idx < p->njmprel ? p->jmprel[idx] : NULL;
 	}
 	return NULL;
 }
@@ -888,6 +896,21 @@ static void note(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The CRC-32 .gnu_debuglink holds: zlib's, over the whole file. */
+static __u32 file_crc(const unsigned char *p, size_t len)
+{
+	uLong crc = crc32(0, NULL, 0);
+
+	while (len) {
+		uInt n = len > (1U << 30) ? 1U << 30 : (uInt)len;
+
+		crc = crc32(crc, p, n);
+		p += n;
+		len -= n;
+	}
+	return (__u32)crc;
+}
+
 /*
  * Open path as the debug file of c's object: an ELF file with a .symtab
  * whose build-id is the object's (when the object has one), and, for a
@@ -912,7 +935,7 @@ static int debug_try(struct elf_ctx *c, const char *path, const __u32 *crc,
 		return ret;
 	}
 	ret = -ENOEXEC;
-	if (crc && (__u32)crc32(0, d->buf, (uInt)d->len) != *crc) {
+	if (crc && file_crc(d->buf, d->len) != *crc) {
 		note(notes, nlen, "%s: CRC differs from .gnu_debuglink's", path);
 		goto fail;
 	}
