@@ -14,7 +14,9 @@
  *   - C++, Rust legacy and Rust v0 names demangled, and raw without;
  *   - kernel modules compressed with gzip, xz and zstd;
  *   - the build-id of each file (pmclog_elf__build_id), from its section
- *     or from PT_NOTE when it has no section headers.
+ *     or from PT_NOTE when it has no section headers;
+ *   - --sort sym,srcline: addr2line's line, from the object's DWARF or
+ *     from its debug file's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -878,6 +880,83 @@ static void test_build_id_pt_note(void **state)
 	pmclog_strings__free(st);
 }
 
+/* ------------------------------------------------------------------ */
+/* Source lines                                                       */
+
+/* addr2line's "file:line" for vaddr in file, the file's last component. */
+static void addr2line(const char *file, __u64 vaddr, char *out, size_t len)
+{
+	char cmd[512], line[1024], *slash;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "addr2line -e %s/%s 0x%llx", dir, file, (unsigned long long)vaddr);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	if (!fgets(line, sizeof(line), p))
+		line[0] = '\0';
+	pclose(p);
+	line[strcspn(line, " \n")] = '\0';
+	slash = strrchr(line, '/');
+	snprintf(out, len, "%s", slash ? slash + 1 : line);
+}
+
+/*
+ * --sort sym,srcline: the line addr2line gives, from the object's own
+ * DWARF and, stripped, from its debug file found by build-id under -r.
+ */
+static void test_srcline(void **state)
+{
+	static struct logbuf b;
+	__u64 hidden = nm_value("libplt.so", "hidden_fn"), api = nm_value("libplt.so", "api_fn");
+	__u64 offs[] = { file_offset("libplt.so", hidden + 4), file_offset("libplt.so", api) };
+	char want0[256], want1[256], root[128];
+	struct pmclog_report_opts o = {
+		.keys = { PMCLOG_SORT_SYM, PMCLOG_SORT_SRCLINE }, .nkeys = 2,
+	};
+
+	(void)state;
+	addr2line("libplt.so", hidden + 4, want0, sizeof(want0));
+	addr2line("libplt.so", api, want1, sizeof(want1));
+	assert_non_null(strstr(want0, "lib.c:"));
+	snprintf(root, sizeof(root), "%s/root", dir);
+	for (int stripped = 0; stripped < 2; stripped++) {
+		struct pmclog_resolver_opts ro = { .root = stripped ? root : dir };
+		struct pmclog_reader *rd = pmclog_reader__new(NULL);
+		struct pmclog_strings *st = pmclog_strings__new();
+		struct pmclog_replay *rp = pmclog_replay__new(st);
+		struct pmclog_resolver *res = pmclog_resolver__new(st, &ro);
+		struct pmclog_report *rep = pmclog_report__new(st, rp, res, &o);
+		struct pmclog_record rec;
+
+		memset(&b, 0, sizeof(b));
+		lb_initialize(&b);
+		lb_map_in(&b, 3, BASE, BASE + 0x1000000, 0, 0, stripped ? "/lib/libplt.so" : "/libplt.so");
+		for (int i = 0; i < 3; i++)
+			lb_pcsample(&b, 0, 3, 3, BASE + offs[0], 1);
+		for (int i = 0; i < 2; i++)
+			lb_pcsample(&b, 0, 3, 3, BASE + offs[1], 1);
+		lb_pcsample(&b, 0, 3, 3, 0x1234, 1);	/* in no map: ??:0 */
+		lb_closelog(&b, 6, 0, 0);
+		pmclog_reader__feed(rd, b.data, b.len);
+		pmclog_reader__feed_eof(rd);
+		while (pmclog_reader__next(rd, &rec) == 1)
+			assert_int_equal(pmclog_replay__add(rp, &rec), 0);
+		pmclog_reader__free(rd);
+		assert_int_equal(pmclog_replay__run(rp, pmclog_report__sample, rep), 0);
+		assert_int_equal(pmclog_report__finish(rep), 0);
+		assert_int_equal(pmclog_report__nrows(rep), 3);
+		assert_string_equal(pmclog_report__row(rep, 0)->symbol, "hidden_fn");
+		assert_string_equal(pmclog_report__row(rep, 0)->srcline, want0);
+		assert_string_equal(pmclog_report__row(rep, 1)->symbol, "api_fn");
+		assert_string_equal(pmclog_report__row(rep, 1)->srcline, want1);
+		assert_string_equal(pmclog_report__row(rep, 2)->srcline, "??:0");
+		pmclog_report__free(rep);
+		pmclog_resolver__free(res);
+		pmclog_replay__free(rp);
+		pmclog_strings__free(st);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -897,6 +976,7 @@ int main(void)
 		cmocka_unit_test(test_compressed_modules),
 		cmocka_unit_test(test_compressed_module_kdir),
 		cmocka_unit_test(test_build_id_pt_note),
+		cmocka_unit_test(test_srcline),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

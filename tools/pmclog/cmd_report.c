@@ -73,8 +73,8 @@ static void report_usage(FILE *f)
 		"              machine or container the log comes from\n"
 		"  -g DIR      also write a gprof(1) gmon.out profile per object into DIR\n"
 		"  -M MAPFILE  with -g: write \"GMONFILE OBJECT\" lines into MAPFILE\n"
-		"  --sort KEYS comma-separated from pid, dso (object), sym (symbol);\n"
-		"              default dso,sym\n"
+		"  --sort KEYS comma-separated from pid, dso (object), sym (symbol),\n"
+		"              srcline (file:line, DWARF); up to three; default dso,sym\n"
 		"  --pid PIDS  only these processes' samples\n"
 		"  --time FROM,TO  only samples taken FROM to TO seconds after the log\n"
 		"              started (decimals allowed; either may be empty)\n"
@@ -102,16 +102,21 @@ static int parse_sort(struct report_args *a, const char *s)
 			k = PMCLOG_SORT_DSO;
 		else if (!strcmp(tok, "sym") || !strcmp(tok, "symbol"))
 			k = PMCLOG_SORT_SYM;
+		else if (!strcmp(tok, "srcline"))
+			k = PMCLOG_SORT_SRCLINE;
 		else
 			ret = -1;
 		for (size_t i = 0; !ret && i < a->opts.nkeys; i++)
 			ret = a->opts.keys[i] == k ? -1 : 0;
-		if (!ret && a->opts.nkeys < PMCLOG_SORT_MAX)
+		if (!ret && a->opts.nkeys == PMCLOG_SORT_MAX)
+			ret = -1;
+		if (!ret)
 			a->opts.keys[a->opts.nkeys++] = k;
 	}
 	free(copy);
 	if (ret || !a->opts.nkeys)
-		warnx("--sort %s: expected a comma-separated list of pid, dso, sym, each once", s);
+		warnx("--sort %s: expected a comma-separated list of pid, dso, sym, srcline, each once, at most %d",
+		      s, PMCLOG_SORT_MAX);
 	return ret || !a->opts.nkeys ? -1 : 0;
 }
 

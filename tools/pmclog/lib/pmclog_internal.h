@@ -158,6 +158,18 @@ int pmclog_sysmap__load(const char *path, struct pmclog_strings *strings,
  */
 int pmclog_read_file(const char *path, void **buf, size_t *len);
 
+/*
+ * Source lines of one ELF file's DWARF (pmclog_srcline.c, libdw).  open:
+ * -ENODATA when the file has no DWARF.  lookup: "file.c:123" (interned)
+ * for a link-time address, NULL when no line table covers it.
+ */
+struct pmclog_srcline;
+
+int pmclog_srcline__open(const char *path, struct pmclog_srcline **out);
+void pmclog_srcline__free(struct pmclog_srcline *s);
+const char *pmclog_srcline__lookup(struct pmclog_srcline *s, __u64 addr,
+				   struct pmclog_strings *strings);
+
 /* ------------------------------------------------------------------ */
 /* Growable arrays                                                      */
 
@@ -268,6 +280,7 @@ struct res_ent {
 	struct pmclog_object *obj;	/* NULL: none */
 	const char *object;		/* display name, interned */
 	const char *symbol;		/* function, or "0x..." */
+	const char *srcline;		/* with PMCLOG_SORT_SRCLINE */
 	__u64 addr;			/* vaddr when has_vaddr, else objaddr */
 	__u64 count;
 	__u32 pid;
@@ -281,7 +294,7 @@ struct pmclog_report {
 	struct pmclog_resolver *res;
 	struct pmclog_report_opts opts;
 	bool by_pid;
-	const char *kernel_name, *unknown_name, *hidden_name;
+	const char *kernel_name, *unknown_name, *hidden_name, *nosrc_name;
 
 	struct addr_ent *addrs;		/* hash */
 	size_t naddrs, addrs_cap;

@@ -193,6 +193,7 @@ static int resolve_one(struct pmclog_report *rep, const struct addr_ent *a,
 	r->count = a->count;
 	r->pid = a->pid;
 	r->kernel = !(a->flags & AE_USER);
+	r->srcline = rep->nosrc_name;
 	if (a->flags & AE_HIDDEN) {
 		rep->stats.hidden += a->count;
 		r->object = rep->kernel_name;
@@ -210,6 +211,11 @@ static int resolve_one(struct pmclog_report *rep, const struct addr_ent *a,
 		return ret;
 	r->obj = a->obj;
 	r->kernel = obj_is_kernel(a->obj);
+	if (sorts_by(rep, PMCLOG_SORT_SRCLINE)) {
+		r->srcline = pmclog_resolver__srcline(rep->res, a->obj, a->addr);
+		if (!r->srcline)
+			r->srcline = rep->nosrc_name;
+	}
 	r->object = object_name(rep, a->obj);
 	r->addr = rv.addr;
 	r->has_vaddr = rv.vaddr;
@@ -276,7 +282,9 @@ static int row_key_cmp(const void *a, const void *b)
 	if (x->kernel != y->kernel)
 		return x->kernel ? 1 : -1;
 	c = ptr_cmp(x->object, y->object);
-	return c ? c : ptr_cmp(x->symbol, y->symbol);
+	if (!c)
+		c = ptr_cmp(x->symbol, y->symbol);
+	return c ? c : ptr_cmp(x->srcline, y->srcline);
 }
 
 static int row_cmp(const void *a, const void *b)
@@ -289,13 +297,15 @@ static int row_cmp(const void *a, const void *b)
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
 	c = strcmp(x->object ? x->object : "", y->object ? y->object : "");
-	return c ? c : strcmp(x->symbol ? x->symbol : "", y->symbol ? y->symbol : "");
+	if (!c)
+		c = strcmp(x->symbol ? x->symbol : "", y->symbol ? y->symbol : "");
+	return c ? c : strcmp(x->srcline ? x->srcline : "", y->srcline ? y->srcline : "");
 }
 
 static void make_rows(struct pmclog_report *rep)
 {
 	bool pid = sorts_by(rep, PMCLOG_SORT_PID), dso = sorts_by(rep, PMCLOG_SORT_DSO);
-	bool sym = sorts_by(rep, PMCLOG_SORT_SYM);
+	bool sym = sorts_by(rep, PMCLOG_SORT_SYM), src = sorts_by(rep, PMCLOG_SORT_SRCLINE);
 	size_t n = 0;
 
 	for (size_t i = 0; i < rep->nents; i++) {
@@ -305,7 +315,8 @@ static void make_rows(struct pmclog_report *rep)
 			.samples = e->count, .pid = pid ? e->pid : 0,
 			.object = dso ? e->object : NULL,
 			.symbol = sym ? e->symbol : NULL,
-			.kernel = (dso || sym) && e->kernel,
+			.kernel = (dso || sym || src) && e->kernel,
+			.srcline = src ? e->srcline : NULL,
 		};
 	}
 	qsort(rep->rows, rep->nents, sizeof(*rep->rows), row_key_cmp);
@@ -354,7 +365,9 @@ struct pmclog_report *pmclog_report__new(struct pmclog_strings *strings,
 	rep->kernel_name = pmclog_strings__intern(strings, "[kernel]");
 	rep->unknown_name = pmclog_strings__intern(strings, "[unknown]");
 	rep->hidden_name = pmclog_strings__intern(strings, "[address hidden]");
-	if (!rep->kernel_name || !rep->unknown_name || !rep->hidden_name) {
+	/* perf's SRCLINE_UNKNOWN */
+	rep->nosrc_name = pmclog_strings__intern(strings, "??:0");
+	if (!rep->kernel_name || !rep->unknown_name || !rep->hidden_name || !rep->nosrc_name) {
 		free(rep);
 		return NULL;
 	}

@@ -28,8 +28,10 @@ enum pmclog_sort_key {
 	PMCLOG_SORT_PID = 1,
 	PMCLOG_SORT_DSO,
 	PMCLOG_SORT_SYM,
+	PMCLOG_SORT_SRCLINE,	/* libpmclog 1.1: "file.c:123", DWARF line info */
 };
 
+/* Keys in one report (of the four): the size of the options' array. */
 #define PMCLOG_SORT_MAX	3
 
 struct pmclog_report_opts {
@@ -51,6 +53,7 @@ struct pmclog_row {
 	const char *object;	/* with PMCLOG_SORT_DSO */
 	const char *symbol;	/* with PMCLOG_SORT_SYM */
 	bool kernel;
+	const char *srcline;	/* with PMCLOG_SORT_SRCLINE: "file.c:123", "??:0" */
 };
 
 struct pmclog_report_stats {

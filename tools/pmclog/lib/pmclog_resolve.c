@@ -14,9 +14,17 @@
 
 #define KDIR_DEPTH	8
 
+/* One file's DWARF, opened on the first srcline asked of it. */
+struct dwarf_ent {
+	const char *path;		/* interned */
+	struct pmclog_srcline *sl;	/* NULL: no DWARF there */
+};
+
 struct obj_priv {
 	enum pmclog_obj_state state;
 	bool fileoff;			/* objaddr is a file offset */
+	const char *dwarf_path;		/* interned: where its line table would be */
+	struct dwarf_ent *dwarf;	/* NULL until a srcline is asked */
 	const struct pmclog_symtab *tab;	/* borrowed */
 	const struct pmclog_elf *elf;	/* borrowed from the cache */
 	const char *file;		/* interned; NULL: the log's symbols */
@@ -52,6 +60,8 @@ struct pmclog_resolver {
 	struct obj_priv **privs;
 	size_t nprivs, privs_cap;
 	struct pmclog_debuginfod *dfd;	/* NULL: DEBUGINFOD_URLS unset */
+	struct dwarf_ent **dwarfs;
+	size_t ndwarfs, dwarfs_cap;
 };
 
 struct pmclog_resolver *pmclog_resolver__new(struct pmclog_strings *strings,
@@ -85,6 +95,11 @@ void pmclog_resolver__free(struct pmclog_resolver *res)
 	}
 	for (size_t i = 0; i < res->nprivs; i++)
 		free(res->privs[i]);
+	for (size_t i = 0; i < res->ndwarfs; i++) {
+		pmclog_srcline__free(res->dwarfs[i]->sl);
+		free(res->dwarfs[i]);
+	}
+	free(res->dwarfs);
 	free(res->cache);
 	free(res->privs);
 	free(res->kmods);
@@ -349,6 +364,8 @@ static void load_file_object(struct pmclog_resolver *res,
 	p->tab = l->elf->text;
 	p->file = l->path;
 	p->fileoff = true;
+	/* The debug file's DWARF, else the object's own (if it has any). */
+	p->dwarf_path = l->elf->debug_path ? l->elf->debug_path : l->path;
 	describe(p, l);
 }
 
@@ -475,6 +492,41 @@ int pmclog_resolver__resolve(struct pmclog_resolver *res,
 		out->symoff = addr - sym->addr;
 	}
 	return 0;
+}
+
+static struct dwarf_ent *dwarf_of(struct pmclog_resolver *res, const char *path)
+{
+	struct dwarf_ent *d;
+
+	for (size_t i = 0; i < res->ndwarfs; i++)
+		if (res->dwarfs[i]->path == path)
+			return res->dwarfs[i];
+	if (PMCLOG_GROW(res->dwarfs, res->dwarfs_cap, res->ndwarfs + 1))
+		return NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->path = path;
+	if (pmclog_srcline__open(path, &d->sl))
+		d->sl = NULL;
+	res->dwarfs[res->ndwarfs++] = d;
+	return d;
+}
+
+const char *pmclog_resolver__srcline(struct pmclog_resolver *res,
+				     struct pmclog_object *obj, __u64 objaddr)
+{
+	struct obj_priv *p = object_priv(res, obj);
+	__u64 addr;
+
+	if (!p || p->state != PMCLOG_OBJST_LOADED || !p->fileoff || !p->dwarf_path ||
+	    !pmclog_elf__offset_to_vaddr(p->elf, objaddr, &addr))
+		return NULL;
+	if (!p->dwarf)
+		p->dwarf = dwarf_of(res, p->dwarf_path);
+	if (!p->dwarf || !p->dwarf->sl)
+		return NULL;
+	return pmclog_srcline__lookup(p->dwarf->sl, addr, res->strings);
 }
 
 enum pmclog_obj_state pmclog_resolver__state(const struct pmclog_object *obj)

@@ -66,6 +66,14 @@ PMCLOG_API int pmclog_resolver__resolve(struct pmclog_resolver *res,
 					struct pmclog_object *obj, __u64 objaddr,
 					struct pmclog_resolved *out);
 
+/*
+ * "file.c:123" (interned) for an address of a file object, from the DWARF
+ * line table of its debug file or of the file itself (libdw); NULL when
+ * there is none for it (libpmclog 1.1).
+ */
+PMCLOG_API const char *pmclog_resolver__srcline(struct pmclog_resolver *res,
+						struct pmclog_object *obj, __u64 objaddr);
+
 PMCLOG_API enum pmclog_obj_state pmclog_resolver__state(const struct pmclog_object *obj);
 /*
  * Loaded: where the names came from (the file, its tables, the separate
