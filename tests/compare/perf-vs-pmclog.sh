@@ -13,14 +13,16 @@
 # and PLT entries ("name@plt") counted apart: perf 6.1 numbers the .plt
 # entries after .rela.plt's order and names the IRELATIVE ones "@plt",
 # where pmclog decodes each entry's GOT slot (objdump -d -j .plt agrees
-# with pmclog).
+# with pmclog); and symbol versions of one function ("f@GLIBC_2.2.5" and
+# "f@@GLIBC_2.34", aliases of one length: perf takes the first in the
+# file, pmclog the default version) counted apart too.
 #
 #   tests/compare/perf-vs-pmclog.sh [-k] [WORKLOAD...]
 #       WORKLOAD: shell, cxx, python (default: all three)
 #       -k        keep the work directory (its path is printed)
 #   PERF2PMCLOG=path/to/perf2pmclog.py (default /work/shared/tools/perf2pmclog.py)
 #
-# Needs perf (Debian's linux-perf), g++, python3; libc6-dbg (and
+# Needs perf (Debian's linux-perf), g++, Debian's /usr/bin/python3.11; libc6-dbg (and
 # python3.11-dbg, libstdc++6-12-dbg) for the debug files both read.
 # Not part of make check: it samples real programs for seconds.
 set -euo pipefail
@@ -75,7 +77,7 @@ run_workload() {
 	case $1 in
 	shell) sh -c 'for i in $(seq 3000); do echo $i | grep -c 7 >/dev/null; done; true' ;;
 	cxx) "$work/cxx" >/dev/null ;;
-	python) python3 -c '
+	python) /usr/bin/python3.11 -c '
 d = {}
 for i in range(3000000):
     d[i % 1000] = d.get(i % 1000, 0) + len(str(i))
@@ -109,7 +111,7 @@ open(log, "wb").write(b[:-40] + b"".join(recs) + b[-40:])
 ' "$2"
 }
 
-printf '%-8s %8s %14s %14s %11s %12s %11s\n' workload samples "perf named" "pmclog named" "both named" "named apart" "apart, PLT"
+printf '%-8s %8s %14s %14s %11s %12s %11s %14s\n' workload samples "perf named" "pmclog named" "both named" "named apart" "apart, PLT" "apart, version"
 for w in "${workloads[@]}"; do
 	data=$work/$w.data log=$work/$w.pmclog
 	perf record -q -N -e cpu-clock:u -o "$data" -- bash -c "run_workload $w" >/dev/null 2>&1
@@ -148,7 +150,7 @@ for line in open(f'{work}/{w}.perf-script'):
     if m:
         key = (int(m.group(1)), int(float(m.group(2)) * 1e9), int(m.group(3), 16))
         perf[key] = norm(m.group(4))
-both = apart = plt = 0
+both = apart = plt = ver = 0
 diffs = {}
 for line in open(f'{work}/{w}.pmclog-samples'):
     pid, ts, pc, name = line.rstrip('\n').split(' ', 3)
@@ -160,12 +162,14 @@ for line in open(f'{work}/{w}.pmclog-samples'):
     if p != q:
         if p.endswith('@plt') and q.endswith('@plt'):
             plt += 1
+        elif p.split('@')[0] == q.split('@')[0]:
+            ver += 1
         else:
             apart += 1
         diffs[(p, q)] = diffs.get((p, q), 0) + 1
 pct = lambda a, b: f'{100.0 * a / b:5.1f}%' if b else '  -  '
 print(f'{w:<8} {pm_total:8d} {perf_named:6d} {pct(perf_named, perf_total)} '
-      f'{pm_named:6d} {pct(pm_named, pm_total)} {both:11d} {apart:12d} {plt:11d}')
+      f'{pm_named:6d} {pct(pm_named, pm_total)} {both:11d} {apart:12d} {plt:11d} {ver:14d}')
 for (p, q), n in sorted(diffs.items(), key=lambda x: -x[1])[:10]:
     print(f'         apart: {n} samples: perf "{p}", pmclog "{q}"')
 PY
