@@ -24,7 +24,8 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 # libclang-rt-dev, which clang only recommends.
 base_packages=(
 	build-essential gcc make pkg-config
-	libelf-dev zlib1g-dev libcmocka-dev
+	libelf-dev libdw-dev zlib1g-dev liblzma-dev libzstd-dev libiberty-dev libdebuginfod-dev
+	libcmocka-dev
 	clang libclang-rt-dev
 	qemu-system-x86 busybox-static cpio xz-utils zstd kmod dkms
 )

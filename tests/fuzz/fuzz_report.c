@@ -42,7 +42,7 @@ static const enum pmclog_sort_key keys[8][PMCLOG_SORT_MAX] = {
 	{ PMCLOG_SORT_PID, PMCLOG_SORT_DSO, PMCLOG_SORT_SYM },
 	{ PMCLOG_SORT_SYM, PMCLOG_SORT_DSO, PMCLOG_SORT_PID },
 	{ PMCLOG_SORT_PID, PMCLOG_SORT_SYM },
-	{ PMCLOG_SORT_DSO, PMCLOG_SORT_PID },
+	{ PMCLOG_SORT_SYM, PMCLOG_SORT_SRCLINE },
 };
 
 static const char *const kernel_opts[4] = {
@@ -84,11 +84,12 @@ static void check_rows(const struct pmclog_report *rep,
 	const struct pmclog_report_stats *rs = pmclog_report__stats(rep);
 	size_t n = pmclog_report__nrows(rep);
 	__u64 sum = 0;
-	bool dso = false, sym = false;
+	bool dso = false, sym = false, src = false;
 
 	for (size_t k = 0; k < o->nkeys; k++) {
 		dso |= o->keys[k] == PMCLOG_SORT_DSO;
 		sym |= o->keys[k] == PMCLOG_SORT_SYM;
+		src |= o->keys[k] == PMCLOG_SORT_SRCLINE;
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct pmclog_row *r = pmclog_report__row(rep, i);
@@ -98,6 +99,7 @@ static void check_rows(const struct pmclog_report *rep,
 		FZ_CHECK(!prev || prev->samples >= r->samples, "row %zu out of order", i);
 		FZ_CHECK(!dso || r->object, "row %zu without an object", i);
 		FZ_CHECK(!sym || r->symbol, "row %zu without a symbol", i);
+		FZ_CHECK(!src || r->srcline, "row %zu without a source line", i);
 		FZ_CHECK(!o->pids || r->pid == o->pids[0] || r->pid == o->pids[1] ||
 			 r->pid == 0, "row %zu: pid %u, not asked for", i, r->pid);
 		/* Interned: equal keys are equal pointers. */
@@ -105,7 +107,8 @@ static void check_rows(const struct pmclog_report *rep,
 			const struct pmclog_row *q = pmclog_report__row(rep, j);
 
 			FZ_CHECK(q->pid != r->pid || q->kernel != r->kernel ||
-				 q->object != r->object || q->symbol != r->symbol,
+				 q->object != r->object || q->symbol != r->symbol ||
+				 q->srcline != r->srcline,
 				 "rows %zu and %zu have the same key", j, i);
 		}
 		sum += r->samples;

@@ -65,16 +65,21 @@ static int parse_sort(void *args, const char *s)
 			k = PMCLOG_SORT_DSO;
 		else if (!strcmp(tok, "sym") || !strcmp(tok, "symbol"))
 			k = PMCLOG_SORT_SYM;
+		else if (!strcmp(tok, "srcline"))
+			k = PMCLOG_SORT_SRCLINE;
 		else
 			ret = -1;
 		for (size_t i = 0; !ret && i < a->opts.nkeys; i++)
 			ret = a->opts.keys[i] == k ? -1 : 0;
-		if (!ret && a->opts.nkeys < PMCLOG_SORT_MAX)
+		if (!ret && a->opts.nkeys == PMCLOG_SORT_MAX)
+			ret = -1;
+		if (!ret)
 			a->opts.keys[a->opts.nkeys++] = k;
 	}
 	free(copy);
 	if (ret || !a->opts.nkeys)
-		warnx("--sort %s: expected a comma-separated list of pid, dso, sym, each once", s);
+		warnx("--sort %s: expected a comma-separated list of pid, dso, sym, srcline, each once, at most %d",
+		      s, PMCLOG_SORT_MAX);
 	return ret || !a->opts.nkeys ? EX_USAGE : 0;
 }
 
@@ -215,8 +220,9 @@ const struct cmd_usage report_usage = {
 		OPT_STRING('M', NULL, "MAPFILE", struct report_args, mapfile,
 			   "with -g: write \"GMONFILE OBJECT\" lines into MAPFILE"),
 		OPT_CALLBACK(0, "sort", "KEYS", parse_sort,
-			     "comma-separated from pid, dso (object), sym (symbol);\n"
-			     "default dso,sym"),
+			     "comma-separated from pid, dso (object), sym (symbol),\n"
+			     "srcline (file:line, DWARF); up to three; default\n"
+			     "dso,sym"),
 		OPT_CALLBACK(0, "pid", "PIDS", parse_pids,
 			     "only these processes' samples (PID[,PID...])"),
 		OPT_CALLBACK(0, "time", "FROM,TO", parse_time,
@@ -235,7 +241,8 @@ const struct cmd_usage report_usage = {
 		OPT_INT('q', NULL, struct report_args, verbosity, -1, 2,
 			"no statistics on stderr"),
 		OPT_INT('v', NULL, struct report_args, verbosity, 1, 2,
-			"more statistics, and objects by full path"),
+			"more statistics, objects by full path, and where\n"
+			"each object's names came from"),
 		OPT_END(),
 	},
 	.notes = "A -k or -r path that does not exist is an error (EX_NOINPUT), as perf\n"

@@ -1,20 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libpmclog symbol loaders: ELF files through libelf (ET_EXEC, ET_DYN and
- * ET_REL, .symtab and .dynsym), compressed modules through xz / zstd, and
- * System.map.  See pmclog_symtab.h for the address spaces.
+ * ET_REL, .symtab and .dynsym, x86-64 PLT entries), their separate debug
+ * files, compressed modules (zlib, liblzma, libzstd), and System.map.
+ * See pmclog_symtab.h for the address spaces.
+ *
+ * Never a wrong name: every symbol is bounded by its section (a size
+ * past its end is cut, a zero size reaches the next symbol of the table
+ * but not past its section's end), so that a sample in a gap, a PLT or
+ * a section without symbols is not given the name of whatever precedes
+ * it (glibc's crti _init, size 0, used to cover every .plt).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <lzma.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
 
 #include "pmclog_internal.h"
 #include "pmclog_symtab.h"
@@ -35,6 +44,9 @@ static int load_fail(int err, char *buf, size_t len, const char *fmt, ...)
 
 /* ------------------------------------------------------------------ */
 /* Reading files                                                      */
+
+/* What a compressed file may grow to: a module is a few MiB. */
+#define DECOMP_MAX	(1ULL << 30)
 
 static bool has_suffix(const char *s, const char *suffix)
 {
@@ -87,44 +99,144 @@ static int regular(const struct stat *st)
 	return S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
 }
 
-/* The standard output of `tool -dc -- path`. */
-static int read_decompressed(const char *tool, const char *path, void **buf,
-			     size_t *len)
-{
-	int pfd[2], status, ret;
-	struct stat st;
-	pid_t pid;
+/* An output buffer that doubles up to DECOMP_MAX. */
+struct outbuf {
+	unsigned char *p;
+	size_t len, cap;
+};
 
-	if (access(path, R_OK) || stat(path, &st))
-		return -errno;
-	ret = regular(&st);
-	if (ret)
-		return ret;
-	if (pipe2(pfd, O_CLOEXEC))
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return -errno;
+static int outbuf_room(struct outbuf *o)
+{
+	unsigned char *q;
+	size_t cap;
+
+	if (o->len < o->cap)
+		return 0;
+	if (o->cap >= DECOMP_MAX)
+		return -EFBIG;
+	cap = o->cap ? o->cap * 2 : 1 << 20;
+	q = realloc(o->p, cap);
+	if (!q)
+		return -ENOMEM;
+	o->p = q;
+	o->cap = cap;
+	return 0;
+}
+
+/* gzip (one or more members), as modprobe reads .ko.gz. */
+static int gunzip(const unsigned char *in, size_t inlen, struct outbuf *o)
+{
+	z_stream z = { 0 };
+	int ret = 0, zr = Z_OK;
+
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (unsigned char *)in;
+	while (!ret && (z.avail_in || zr != Z_STREAM_END)) {
+		size_t chunk;
+
+		if (zr == Z_STREAM_END) {
+			/* Another member follows. */
+			if (inflateReset(&z) != Z_OK)
+				ret = -EIO;
+			zr = Z_OK;
+			continue;
+		}
+		ret = outbuf_room(o);
+		if (ret)
+			break;
+		chunk = inlen - (size_t)(z.next_in - in);
+		z.avail_in = chunk > UINT32_MAX ? UINT32_MAX : (uInt)chunk;
+		z.next_out = o->p + o->len;
+		z.avail_out = (uInt)(o->cap - o->len);
+		zr = inflate(&z, Z_NO_FLUSH);
+		o->len = o->cap - z.avail_out;
+		if (zr != Z_OK && zr != Z_STREAM_END)
+			ret = zr == Z_MEM_ERROR ? -ENOMEM : -EIO;
+		else if (zr == Z_OK && !z.avail_in && z.avail_out)
+			ret = -EIO;	/* cut short */
 	}
-	if (pid == 0) {
-		if (dup2(pfd[1], STDOUT_FILENO) < 0)
-			_exit(127);
-		execlp(tool, tool, "-dc", "--", path, (char *)NULL);
-		_exit(127);
-	}
-	close(pfd[1]);
-	ret = read_all(pfd[0], buf, len);
-	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!ret && (!WIFEXITED(status) || WEXITSTATUS(status))) {
-		free(*buf);
-		*buf = NULL;
-		return -EIO;
-	}
+	inflateEnd(&z);
 	return ret;
+}
+
+static int unxz(const unsigned char *in, size_t inlen, struct outbuf *o)
+{
+	lzma_stream s = LZMA_STREAM_INIT;
+	lzma_ret lr;
+	int ret = 0;
+
+	if (lzma_stream_decoder(&s, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+		return -ENOMEM;
+	s.next_in = in;
+	s.avail_in = inlen;
+	do {
+		ret = outbuf_room(o);
+		if (ret)
+			break;
+		s.next_out = o->p + o->len;
+		s.avail_out = o->cap - o->len;
+		lr = lzma_code(&s, LZMA_FINISH);
+		o->len = o->cap - s.avail_out;
+		if (lr != LZMA_OK && lr != LZMA_STREAM_END)
+			ret = lr == LZMA_MEM_ERROR ? -ENOMEM : -EIO;
+	} while (!ret && lr != LZMA_STREAM_END);
+	lzma_end(&s);
+	return ret;
+}
+
+static int unzstd(const unsigned char *in, size_t inlen, struct outbuf *o)
+{
+	ZSTD_DStream *z = ZSTD_createDStream();
+	ZSTD_inBuffer ib = { in, inlen, 0 };
+	size_t zr = 0;
+	int ret = 0;
+
+	if (!z)
+		return -ENOMEM;
+	/* Frame after frame, until the input is used and the last frame done. */
+	while (!ret) {
+		ZSTD_outBuffer ob;
+
+		ret = outbuf_room(o);
+		if (ret)
+			break;
+		ob = (ZSTD_outBuffer){ o->p + o->len, o->cap - o->len, 0 };
+		zr = ZSTD_decompressStream(z, &ob, &ib);
+		o->len += ob.pos;
+		if (ZSTD_isError(zr))
+			ret = -EIO;
+		else if (ib.pos == ib.size && ob.pos < ob.size)
+			break;	/* all read, all written out */
+	}
+	if (!ret && zr)
+		ret = -EIO;	/* a frame cut short */
+	ZSTD_freeDStream(z);
+	return ret;
+}
+
+static int decompress(const char *path, void **buf, size_t *len)
+{
+	struct outbuf o = { 0 };
+	int ret;
+
+	if (has_suffix(path, ".gz"))
+		ret = gunzip(*buf, *len, &o);
+	else if (has_suffix(path, ".xz"))
+		ret = unxz(*buf, *len, &o);
+	else if (has_suffix(path, ".zst"))
+		ret = unzstd(*buf, *len, &o);
+	else
+		return 0;
+	free(*buf);
+	*buf = NULL;
+	if (ret) {
+		free(o.p);
+		return ret;
+	}
+	*buf = o.p ? o.p : malloc(1);
+	*len = o.len;
+	return *buf ? 0 : -ENOMEM;
 }
 
 int pmclog_read_file(const char *path, void **buf, size_t *len)
@@ -132,10 +244,6 @@ int pmclog_read_file(const char *path, void **buf, size_t *len)
 	struct stat st;
 	int fd, ret;
 
-	if (has_suffix(path, ".xz"))
-		return read_decompressed("xz", path, buf, len);
-	if (has_suffix(path, ".zst"))
-		return read_decompressed("zstd", path, buf, len);
 	/* Non-blocking: a FIFO must not hang the open. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
@@ -144,6 +252,8 @@ int pmclog_read_file(const char *path, void **buf, size_t *len)
 	if (!ret)
 		ret = read_all(fd, buf, len);
 	close(fd);
+	if (!ret)
+		ret = decompress(path, buf, len);
 	return ret;
 }
 
@@ -158,6 +268,7 @@ struct elf_ctx {
 	__u64 *secoff;		/* REL: layout offset of each section */
 	unsigned char *secin;	/* REL: 0 none, 1 core text, 2 init text */
 	size_t nsec;
+	size_t shstrndx;
 	char *err;
 	size_t errlen;
 };
@@ -170,6 +281,12 @@ void pmclog_elf__free(struct pmclog_elf *e)
 	pmclog_symtab__free(e->init);
 	free(e->segs);
 	free(e);
+}
+
+const __u8 *pmclog_elf__build_id(const struct pmclog_elf *e, size_t *len)
+{
+	*len = e ? e->build_id_len : 0;
+	return *len ? e->build_id : NULL;
 }
 
 static int elf_segments(struct elf_ctx *c)
@@ -193,6 +310,103 @@ static int elf_segments(struct elf_ctx *c)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Build-id and .gnu_debuglink                                        */
+
+/* The NT_GNU_BUILD_ID descriptor in a note area, copied to id. */
+static size_t notes_build_id(Elf_Data *d, __u8 *id)
+{
+	size_t off = 0, noff, doff;
+	GElf_Nhdr nh;
+
+	while (d && off < d->d_size && (off = gelf_getnote(d, off, &nh, &noff, &doff))) {
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+		    memcmp((char *)d->d_buf + noff, "GNU", 4))
+			continue;
+		if (!nh.n_descsz || nh.n_descsz > PMCLOG_BUILD_ID_MAX)
+			return 0;
+		memcpy(id, (char *)d->d_buf + doff, nh.n_descsz);
+		return nh.n_descsz;
+	}
+	return 0;
+}
+
+/* From a SHT_NOTE section, else a PT_NOTE segment (a file without sections). */
+static size_t elf_build_id(Elf *elf, __u8 *id)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Phdr ph;
+	size_t n, len;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		len = notes_build_id(elf_getdata(scn, NULL), id);
+		if (len)
+			return len;
+	}
+	if (elf_getphdrnum(elf, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		len = notes_build_id(elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
+							  ph.p_filesz, ELF_T_NHDR), id);
+		if (len)
+			return len;
+	}
+	return 0;
+}
+
+static Elf_Scn *elf_section(Elf *elf, size_t shstrndx, const char *want,
+			    GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (name && !strcmp(name, want))
+			return scn;
+	}
+	return NULL;
+}
+
+/*
+ * .gnu_debuglink: a file name, NUL, padding to 4 bytes, the CRC-32 of the
+ * debug file.  false when there is none or it is malformed.
+ */
+static bool elf_debuglink(Elf *elf, size_t shstrndx, char *name, size_t len,
+			  __u32 *crc)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_section(elf, shstrndx, ".gnu_debuglink", &sh);
+	Elf_Data *d = scn && sh.sh_type == SHT_PROGBITS ? elf_getdata(scn, NULL) : NULL;
+	const char *p;
+	size_t n, at;
+	GElf_Ehdr eh;
+
+	if (!d || !d->d_buf || !gelf_getehdr(elf, &eh))
+		return false;
+	p = d->d_buf;
+	n = strnlen(p, d->d_size);
+	at = (n + 4) & ~(size_t)3;
+	if (!n || n >= len || at + 4 > d->d_size || memchr(p, '/', n))
+		return false;
+	memcpy(name, p, n + 1);
+	memcpy(crc, p + at, 4);
+	if ((eh.e_ident[EI_DATA] == ELFDATA2MSB) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__))
+		*crc = __builtin_bswap32(*crc);
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Symbols                                                            */
+
 static bool is_exec_alloc(const GElf_Shdr *sh)
 {
 	return (sh->sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) ==
@@ -204,7 +418,7 @@ static bool is_exec_alloc(const GElf_Shdr *sh)
  * text (names starting ".init"), in section order, each aligned
  * (layout_sections() in kernel/module/main.c).
  */
-static int elf_rel_layout(struct elf_ctx *c, size_t shstrndx)
+static int elf_rel_layout(struct elf_ctx *c)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -220,7 +434,7 @@ static int elf_rel_layout(struct elf_ctx *c, size_t shstrndx)
 
 		if (!gelf_getshdr(scn, &sh) || !is_exec_alloc(&sh) || i >= c->nsec)
 			continue;
-		name = elf_strptr(c->elf, shstrndx, sh.sh_name);
+		name = elf_strptr(c->elf, c->shstrndx, sh.sh_name);
 		c->secin[i] = name && !strncmp(name, ".init", 5) ? 2 : 1;
 		size = c->secin[i] == 2 ? &c->out->init_size : &c->out->text_size;
 		align = sh.sh_addralign ? sh.sh_addralign : 1;
@@ -255,33 +469,44 @@ static enum pmclog_sym_prio sym_prio(const GElf_Sym *sym)
 	}
 }
 
-static int elf_add_symbol(struct elf_ctx *c, const GElf_Sym *sym,
+/*
+ * A symbol of elf (the object, or its debug file: the same sections at
+ * the same addresses), within its section.
+ */
+static int elf_add_symbol(struct elf_ctx *c, Elf *elf, const GElf_Sym *sym,
 			  const char *name)
 {
 	struct pmclog_symtab *t = c->out->text;
-	__u64 addr = sym->st_value;
+	__u64 addr = sym->st_value, start, end;
 	const char *iname;
 	Elf_Scn *scn;
 	GElf_Shdr sh;
 
+	scn = elf_getscn(elf, sym->st_shndx);
+	if (!scn || !gelf_getshdr(scn, &sh) || !is_exec_alloc(&sh) || !sh.sh_size)
+		return 0;
 	if (c->out->type == PMCLOG_ELF_REL) {
 		if (sym->st_shndx >= c->nsec || !c->secin[sym->st_shndx])
 			return 0;
 		if (c->secin[sym->st_shndx] == 2)
 			t = c->out->init;
-		addr += c->secoff[sym->st_shndx];
-	} else {
-		scn = elf_getscn(c->elf, sym->st_shndx);
-		if (!scn || !gelf_getshdr(scn, &sh) || !is_exec_alloc(&sh))
+		start = c->secoff[sym->st_shndx];
+		if (addr >= sh.sh_size)
 			return 0;
+		addr += start;
+	} else {
+		start = sh.sh_addr;
 	}
+	end = start + sh.sh_size;
+	if (addr < start || addr >= end || end < start)
+		return 0;
 	iname = pmclog_strings__intern(c->strings, name);
 	if (!iname)
 		return -ENOMEM;
-	return pmclog_symtab__add(t, addr, sym->st_size, iname, sym_prio(sym));
+	return pmclog_symtab__add_in(t, addr, sym->st_size, end, iname, sym_prio(sym));
 }
 
-static int elf_symbols(struct elf_ctx *c, Elf_Scn *scn, const GElf_Shdr *sh)
+static int elf_symbols(struct elf_ctx *c, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
@@ -295,10 +520,29 @@ static int elf_symbols(struct elf_ctx *c, Elf_Scn *scn, const GElf_Shdr *sh)
 
 		if (!gelf_getsym(data, (int)i, &sym))
 			break;
-		name = elf_strptr(c->elf, sh->sh_link, sym.st_name);
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
 		if (!wanted_symbol(&sym, name))
 			continue;
-		ret = elf_add_symbol(c, &sym, name);
+		ret = elf_add_symbol(c, elf, &sym, name);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The symbol tables of type (SHT_SYMTAB or SHT_DYNSYM) of elf; how many. */
+static int elf_tables(struct elf_ctx *c, Elf *elf, GElf_Word type, size_t *found)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int ret;
+
+	*found = 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type)
+			continue;
+		++*found;
+		ret = elf_symbols(c, elf, scn, &sh);
 		if (ret)
 			return ret;
 	}
@@ -307,23 +551,526 @@ static int elf_symbols(struct elf_ctx *c, Elf_Scn *scn, const GElf_Shdr *sh)
 
 static int elf_all_symbols(struct elf_ctx *c)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
+	size_t n;
 	int ret;
 
-	while ((scn = elf_nextscn(c->elf, scn))) {
-		if (!gelf_getshdr(scn, &sh))
+	ret = elf_tables(c, c->elf, SHT_SYMTAB, &n);
+	c->out->has_symtab = n;
+	if (!ret)
+		ret = elf_tables(c, c->elf, SHT_DYNSYM, &n);
+	c->out->has_dynsym = n;
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* PLT entries (x86-64)                                               */
+
+/*
+ * Each PLT entry jumps through its GOT slot: jmp *disp32(%rip), ff 25,
+ * perhaps after endbr64 (f3 0f 1e fa) and bnd (f2).  The dynamic
+ * relocation of that slot names it: R_X86_64_JUMP_SLOT (.plt, .plt.sec)
+ * or R_X86_64_GLOB_DAT (.plt.got, a function whose address is also
+ * taken), both with a symbol; R_X86_64_IRELATIVE (a call of a local
+ * IFUNC) with the address of its resolver, which the symbol table names.
+ * The lazy-binding entries of an IBT layout (.plt beside .plt.sec) do not
+ * jump through the GOT but push the index of their .rela.plt entry.  This
+ * is the layout perf's dso__synthesize_plt_symbols() decodes; decoding
+ * the jumps rather than counting entries also holds for .plt.got and for
+ * linkers that order the PLT otherwise.
+ */
+struct got_slot {
+	__u64 addr;		/* the GOT slot */
+	const char *name;	/* the symbol; NULL: IRELATIVE */
+	__u64 addend;		/* IRELATIVE: the resolver */
+};
+
+/* An IRELATIVE entry, named once the symbol tables are read. */
+struct plt_pending {
+	__u64 at;		/* the PLT entry */
+	__u64 size;
+	__u64 resolver;
+};
+
+struct plt_ctx {
+	struct got_slot *slots;	/* by address */
+	size_t nslots, cap;
+	const struct got_slot **jmprel;	/* .rela.plt in order, for push INDEX */
+	size_t njmprel;
+	struct plt_pending *pending;
+	size_t npending, pending_cap;
+};
+
+static int slot_cmp(const void *a, const void *b)
+{
+	const struct got_slot *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static const struct got_slot *plt_slot(const struct plt_ctx *p, __u64 addr)
+{
+	size_t lo = 0, hi = p->nslots;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->slots[mid].addr == addr)
+			return &p->slots[mid];
+		if (p->slots[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The dynamic relocations (SHT_RELA linked to .dynsym) that name GOT slots. */
+static int plt_relocs(struct elf_ctx *c, struct plt_ctx *p, size_t *jmprel_scn)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh, symsh;
+	int ret = 0;
+
+	*jmprel_scn = 0;
+	while (!ret && (scn = elf_nextscn(c->elf, scn))) {
+		Elf_Scn *symscn;
+		Elf_Data *d, *symd;
+		const char *sname;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize)
 			continue;
-		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
+		sname = elf_strptr(c->elf, c->shstrndx, sh.sh_name);
+		if (sname && !strcmp(sname, ".rela.plt"))
+			*jmprel_scn = elf_ndxscn(scn);
+		symscn = elf_getscn(c->elf, sh.sh_link);
+		if (!symscn || !gelf_getshdr(symscn, &symsh) || symsh.sh_type != SHT_DYNSYM)
 			continue;
-		if (sh.sh_type == SHT_SYMTAB)
-			c->out->has_symtab = true;
-		ret = elf_symbols(c, scn, &sh);
-		if (ret)
-			return ret;
+		d = elf_getdata(scn, NULL);
+		symd = elf_getdata(symscn, NULL);
+		if (!d || !symd)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; !ret && i < n; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			const char *name = NULL;
+			unsigned long type;
+
+			if (!gelf_getrela(d, (int)i, &r))
+				break;
+			type = GELF_R_TYPE(r.r_info);
+			if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT &&
+			    type != R_X86_64_IRELATIVE)
+				continue;
+			if (type != R_X86_64_IRELATIVE) {
+				if (!gelf_getsym(symd, (int)GELF_R_SYM(r.r_info), &sym))
+					continue;
+				name = elf_strptr(c->elf, symsh.sh_link, sym.st_name);
+				if (!name || !*name)
+					continue;
+			}
+			if (PMCLOG_GROW(p->slots, p->cap, p->nslots + 1)) {
+				ret = -ENOMEM;
+				break;
+			}
+			p->slots[p->nslots++] = (struct got_slot){
+				.addr = r.r_offset, .name = name,
+				.addend = (__u64)r.r_addend,
+			};
+		}
+	}
+	return ret;
+}
+
+/* .rela.plt's entries by index, for the lazy entries' push INDEX. */
+static int plt_jmprel(struct elf_ctx *c, struct plt_ctx *p, size_t ndx)
+{
+	Elf_Scn *scn = ndx ? elf_getscn(c->elf, ndx) : NULL;
+	GElf_Shdr sh;
+	Elf_Data *d;
+	size_t n;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || !sh.sh_entsize ||
+	    !(d = elf_getdata(scn, NULL)))
+		return 0;
+	n = sh.sh_size / sh.sh_entsize;
+	p->jmprel = calloc(n ? n : 1, sizeof(*p->jmprel));
+	if (!p->jmprel)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Rela r;
+
+		if (!gelf_getrela(d, (int)i, &r))
+			break;
+		p->jmprel[p->njmprel++] = plt_slot(p, r.r_offset);
 	}
 	return 0;
 }
+
+static __s32 le32(const unsigned char *b)
+{
+	return (__s32)((__u32)b[0] | (__u32)b[1] << 8 | (__u32)b[2] << 16 | (__u32)b[3] << 24);
+}
+
+/* The bytes of endbr64, which IBT entries start with. */
+static bool endbr64(const unsigned char *e, size_t len)
+{
+	return len >= 4 && e[0] == 0xf3 && e[1] == 0x0f && e[2] == 0x1e && e[3] == 0xfa;
+}
+
+/*
+ * The GOT slot one entry of entsize bytes at addr jumps through, or NULL.
+ * Only the first instruction is decoded, after endbr64 and bnd: a jmp
+ * anywhere else (PLT0's, after its push) or bytes inside an operand are
+ * not an entry's.
+ */
+static const struct got_slot *plt_entry_slot(const struct plt_ctx *p,
+					     const unsigned char *e, size_t entsize,
+					     __u64 addr, bool lazy)
+{
+	size_t i = endbr64(e, entsize) ? 4 : 0;
+
+	if (i < entsize && e[i] == 0xf2)	/* bnd */
+		i++;
+	if (i + 6 <= entsize && e[i] == 0xff && e[i + 1] == 0x25)
+		return plt_slot(p, addr + i + 6 + (__u64)(__s64)le32(e + i + 2));
+	/* An IBT lazy entry: endbr64; push $INDEX; bnd jmp .plt */
+	i = endbr64(e, entsize) ? 4 : 0;
+	if (lazy && i == 4 && i + 5 <= entsize && e[i] == 0x68) {
+		__u32 idx = (__u32)le32(e + i + 1);
+
+		return idx < p->njmprel ? p->jmprel[idx] : NULL;
+	}
+	return NULL;
+}
+
+static int plt_add(struct elf_ctx *c, __u64 addr, __u64 size, const char *name)
+{
+	char buf[512];
+	const char *iname;
+	int ret;
+
+	/* "memcpy@@GLIBC_2.14", an IFUNC's versioned alias: memcpy@plt. */
+	snprintf(buf, sizeof(buf), "%.*s@plt", (int)strcspn(name, "@"), name);
+	iname = pmclog_strings__intern(c->strings, buf);
+	if (!iname)
+		return -ENOMEM;
+	/* Below every real symbol: a file's own name for the address wins. */
+	ret = pmclog_symtab__add_in(c->out->text, addr, size, addr + size, iname,
+				    PMCLOG_SYM_LOCAL);
+	if (!ret)
+		c->out->nplt++;
+	return ret;
+}
+
+static int plt_section(struct elf_ctx *c, struct plt_ctx *p, Elf_Scn *scn,
+		       const GElf_Shdr *sh, const char *name)
+{
+	bool lazy = !strcmp(name, ".plt"), got = !strcmp(name, ".plt.got");
+	size_t entsize = sh->sh_entsize == 8 || sh->sh_entsize == 16 ?
+			 sh->sh_entsize : got ? 8 : 16;
+	Elf_Data *d = elf_getdata(scn, NULL);
+	int ret = 0;
+
+	if (!d || !d->d_buf || d->d_size < entsize)
+		return 0;
+	for (size_t off = 0; !ret && off + entsize <= d->d_size && off < sh->sh_size;
+	     off += entsize) {
+		__u64 addr = sh->sh_addr + off;
+		const struct got_slot *s;
+
+		s = plt_entry_slot(p, (unsigned char *)d->d_buf + off, entsize, addr, lazy);
+		if (!s) {
+			/* The first entry of .plt calls the dynamic linker. */
+			if (lazy && !off) {
+				const char *iname = pmclog_strings__intern(c->strings, ".plt");
+
+				ret = iname ? pmclog_symtab__add_in(c->out->text, addr, entsize,
+								    addr + entsize, iname,
+								    PMCLOG_SYM_LOCAL) : -ENOMEM;
+			}
+			continue;
+		}
+		if (s->name) {
+			ret = plt_add(c, addr, entsize, s->name);
+			continue;
+		}
+		if (PMCLOG_GROW(p->pending, p->pending_cap, p->npending + 1)) {
+			ret = -ENOMEM;
+			break;
+		}
+		p->pending[p->npending++] = (struct plt_pending){
+			.at = addr, .size = entsize, .resolver = s->addend,
+		};
+	}
+	return ret;
+}
+
+/* IRELATIVE entries: the symbol at the resolver's address names the IFUNC. */
+static int plt_pending(struct elf_ctx *c, struct plt_ctx *p)
+{
+	int ret = 0;
+
+	if (!p->npending)
+		return 0;
+	pmclog_symtab__finish(c->out->text, 0);
+	for (size_t i = 0; !ret && i < p->npending; i++) {
+		const struct plt_pending *e = &p->pending[i];
+		const struct pmclog_sym *s = pmclog_symtab__lookup(c->out->text, e->resolver);
+
+		if (s && s->addr == e->resolver)
+			ret = plt_add(c, e->at, e->size, s->name);
+	}
+	return ret;
+}
+
+static int elf_plt(struct elf_ctx *c)
+{
+	static const char *const plts[] = { ".plt", ".plt.sec", ".plt.got" };
+	struct plt_ctx p = { 0 };
+	size_t jmprel;
+	GElf_Ehdr eh;
+	int ret;
+
+	if (c->out->type == PMCLOG_ELF_REL || !gelf_getehdr(c->elf, &eh) ||
+	    eh.e_machine != EM_X86_64)
+		return 0;
+	ret = plt_relocs(c, &p, &jmprel);
+	if (!ret && p.nslots) {
+		/* plt_jmprel() points into slots: sorted first. */
+		qsort(p.slots, p.nslots, sizeof(*p.slots), slot_cmp);
+		ret = plt_jmprel(c, &p, jmprel);
+	}
+	for (size_t i = 0; !ret && p.nslots && i < sizeof(plts) / sizeof(plts[0]); i++) {
+		GElf_Shdr sh;
+		Elf_Scn *scn = elf_section(c->elf, c->shstrndx, plts[i], &sh);
+
+		if (scn && sh.sh_type == SHT_PROGBITS && is_exec_alloc(&sh) &&
+		    sh.sh_addr + sh.sh_size > sh.sh_addr)
+			ret = plt_section(c, &p, scn, &sh, plts[i]);
+	}
+	if (!ret)
+		ret = plt_pending(c, &p);
+	free(p.slots);
+	free(p.jmprel);
+	free(p.pending);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Separate debug files                                               */
+
+#define DEBUGDIR	"/usr/lib/debug"
+
+/* A candidate debug file, read whole: libelf reads it from memory. */
+struct debug_file {
+	void *buf;
+	size_t len;
+	Elf *elf;
+};
+
+static void debug_file_free(struct debug_file *d)
+{
+	if (d->elf)
+		elf_end(d->elf);
+	free(d->buf);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Append to the -v note of why candidates were refused. */
+__attribute__((format(printf, 3, 4)))
+static void note(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	va_list ap;
+
+	if (n + 3 >= len)
+		return;
+	if (n) {
+		memcpy(buf + n, "; ", 3);
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
+/* The CRC-32 .gnu_debuglink holds: zlib's, over the whole file. */
+static __u32 file_crc(const unsigned char *p, size_t len)
+{
+	uLong crc = crc32(0, NULL, 0);
+
+	while (len) {
+		uInt n = len > (1U << 30) ? 1U << 30 : (uInt)len;
+
+		crc = crc32(crc, p, n);
+		p += n;
+		len -= n;
+	}
+	return (__u32)crc;
+}
+
+/*
+ * Open path as the debug file of c's object: an ELF file with a .symtab
+ * whose build-id is the object's (when the object has one), and, for a
+ * .gnu_debuglink candidate (crc non-NULL), whose CRC-32 is the link's.
+ * 0 when it is; -ENOENT when there is no such file (quietly); another
+ * negative errno, with why in notes.
+ */
+static int debug_try(struct elf_ctx *c, const char *path, const __u32 *crc,
+		     struct debug_file *d, char *notes, size_t nlen)
+{
+	__u8 id[PMCLOG_BUILD_ID_MAX];
+	size_t idlen, n;
+	GElf_Shdr sh;
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	ret = pmclog_read_file(path, &d->buf, &d->len);
+	if (ret == -ENOENT || ret == -ENOTDIR)
+		return -ENOENT;
+	if (ret) {
+		note(notes, nlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	ret = -ENOEXEC;
+	if (crc && file_crc(d->buf, d->len) != *crc) {
+		note(notes, nlen, "%s: CRC differs from .gnu_debuglink's", path);
+		goto fail;
+	}
+	d->elf = elf_memory(d->buf, d->len);
+	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF) {
+		note(notes, nlen, "%s: not an ELF file", path);
+		goto fail;
+	}
+	idlen = elf_build_id(d->elf, id);
+	if (c->out->build_id_len &&
+	    (idlen != c->out->build_id_len || memcmp(id, c->out->build_id, idlen))) {
+		note(notes, nlen, "%s: build-id differs from the object's", path);
+		goto fail;
+	}
+	if (elf_getshdrstrndx(d->elf, &n) || !elf_section(d->elf, n, ".symtab", &sh)) {
+		note(notes, nlen, "%s: no .symtab", path);
+		goto fail;
+	}
+	return 0;
+fail:
+	debug_file_free(d);
+	return ret;
+}
+
+static void hex(char *out, const __u8 *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+	out[2 * n] = '\0';
+}
+
+/* ROOT/usr/lib/debug/.build-id/NN/REST.debug */
+static int debug_by_build_id(struct elf_ctx *c, const struct pmclog_elf_opts *o,
+			     struct debug_file *d, char *path, size_t plen,
+			     char *notes, size_t nlen)
+{
+	char idhex[2 * PMCLOG_BUILD_ID_MAX + 1];
+
+	if (c->out->build_id_len < 2)
+		return -ENOENT;
+	hex(idhex, c->out->build_id, c->out->build_id_len);
+	snprintf(path, plen, "%s" DEBUGDIR "/.build-id/%.2s/%s.debug",
+		 o->root ? o->root : "", idhex, idhex + 2);
+	return debug_try(c, path, NULL, d, notes, nlen);
+}
+
+/* .gnu_debuglink, where gdb looks: DIR/NAME, DIR/.debug/NAME, DEBUGDIR/DIR/NAME. */
+static int debug_by_link(struct elf_ctx *c, const struct pmclog_elf_opts *o,
+			 struct debug_file *d, char *path, size_t plen,
+			 char *notes, size_t nlen)
+{
+	const char *root = o->root ? o->root : "", *slash;
+	char link[256], dir[4096];
+	__u32 crc;
+	int ret = -ENOENT;
+
+	if (!o->objpath || !(slash = strrchr(o->objpath, '/')) ||
+	    !elf_debuglink(c->elf, c->shstrndx, link, sizeof(link), &crc) ||
+	    (size_t)(slash - o->objpath) >= sizeof(dir))
+		return -ENOENT;
+	memcpy(dir, o->objpath, (size_t)(slash - o->objpath));
+	dir[slash - o->objpath] = '\0';
+	for (int i = 0; i < 3 && ret; i++) {
+		static const char *const fmt[] = {
+			"%s%s/%s", "%s%s/.debug/%s", "%s" DEBUGDIR "%s/%s",
+		};
+
+		if ((size_t)snprintf(path, plen, fmt[i], root, dir, link) >= plen)
+			continue;
+		/* The object itself, when the link names it: not a debug file. */
+		if (i == 0 && !strcmp(path + strlen(root), o->objpath))
+			continue;
+		ret = debug_try(c, path, &crc, d, notes, nlen);
+	}
+	return ret;
+}
+
+static int debug_by_debuginfod(struct elf_ctx *c, const struct pmclog_elf_opts *o,
+			       struct debug_file *d, char *path, size_t plen,
+			       char *notes, size_t nlen)
+{
+	char msg[256] = "", *found = NULL;
+	int fd;
+
+	if (!o->dfd || !c->out->build_id_len)
+		return -ENOENT;
+	fd = pmclog_debuginfod__find(o->dfd, c->out->build_id, c->out->build_id_len,
+				     &found, msg, sizeof(msg));
+	if (fd < 0) {
+		note(notes, nlen, "debuginfod: %s", msg);
+		return fd;
+	}
+	close(fd);
+	snprintf(path, plen, "%s", found);
+	free(found);
+	return debug_try(c, path, NULL, d, notes, nlen);
+}
+
+/*
+ * The .symtab of the object's separate debug file, when it has none of
+ * its own.  Not finding one is not an error: the object keeps its
+ * .dynsym, and -v says what was tried.
+ */
+static int elf_debug_symbols(struct elf_ctx *c, const struct pmclog_elf_opts *o)
+{
+	static int (*const ways[])(struct elf_ctx *, const struct pmclog_elf_opts *,
+				   struct debug_file *, char *, size_t, char *, size_t) = {
+		debug_by_build_id, debug_by_link, debug_by_debuginfod,
+	};
+	static const enum pmclog_elf_debug how[] = {
+		PMCLOG_DEBUG_BUILD_ID, PMCLOG_DEBUG_LINK, PMCLOG_DEBUG_DEBUGINFOD,
+	};
+	char path[4096], notes[512] = "";
+	struct debug_file d;
+	size_t n;
+	int ret = -ENOENT;
+
+	if (!o || c->out->has_symtab || c->out->type == PMCLOG_ELF_REL)
+		return 0;
+	for (size_t i = 0; ret && i < sizeof(ways) / sizeof(ways[0]); i++) {
+		ret = ways[i](c, o, &d, path, sizeof(path), notes, sizeof(notes));
+		if (!ret)
+			c->out->debug = how[i];
+	}
+	if (notes[0] && !(c->out->debug_note = pmclog_strings__intern(c->strings, notes)))
+		ret = -ENOMEM;
+	if (ret)
+		return ret == -ENOMEM ? ret : 0;
+	c->out->debug_path = pmclog_strings__intern(c->strings, path);
+	ret = c->out->debug_path ? elf_tables(c, d.elf, SHT_SYMTAB, &n) : -ENOMEM;
+	debug_file_free(&d);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
 
 static int elf_type(struct elf_ctx *c)
 {
@@ -350,24 +1097,29 @@ static int elf_type(struct elf_ctx *c)
 	}
 }
 
-static int elf_parse(struct elf_ctx *c)
+static int elf_parse(struct elf_ctx *c, const struct pmclog_elf_opts *o)
 {
-	size_t shstrndx;
 	int ret;
 
 	ret = elf_type(c);
 	if (ret)
 		return ret;
-	if (elf_getshdrnum(c->elf, &c->nsec) || elf_getshdrstrndx(c->elf, &shstrndx))
+	if (elf_getshdrnum(c->elf, &c->nsec) || elf_getshdrstrndx(c->elf, &c->shstrndx))
 		return load_fail(ENOEXEC, c->err, c->errlen,
 				 "%s: no section headers: %s", c->name,
 				 elf_errmsg(-1));
+	c->out->build_id_len = elf_build_id(c->elf, c->out->build_id);
 	if (c->out->type == PMCLOG_ELF_REL)
-		ret = elf_rel_layout(c, shstrndx);
+		ret = elf_rel_layout(c);
 	else
 		ret = elf_segments(c);
 	if (!ret)
 		ret = elf_all_symbols(c);
+	if (!ret)
+		ret = elf_debug_symbols(c, o);
+	/* Last: IRELATIVE entries are named from the tables. */
+	if (!ret)
+		ret = elf_plt(c);
 	if (ret)
 		return load_fail(-ret, c->err, c->errlen, "%s: %s", c->name,
 				 strerror(-ret));
@@ -379,6 +1131,7 @@ static int elf_parse(struct elf_ctx *c)
 /* buf stays owned by the caller and must outlive nothing: libelf copies
  * what the tables need into the interned strings. */
 static int elf_load_buf(void *buf, size_t len, const char *name,
+			const struct pmclog_elf_opts *opts,
 			struct pmclog_strings *strings, struct pmclog_elf **out,
 			char *err, size_t errlen)
 {
@@ -403,7 +1156,7 @@ static int elf_load_buf(void *buf, size_t len, const char *name,
 		ret = load_fail(ENOEXEC, err, errlen, "%s: not an ELF file: %s",
 				name, elf_errmsg(-1));
 	else
-		ret = elf_parse(&c);
+		ret = elf_parse(&c, opts);
 	if (c.elf)
 		elf_end(c.elf);
 	free(c.secoff);
@@ -426,13 +1179,14 @@ int pmclog_elf__load_mem(const void *buf, size_t len, const char *name,
 	if (!copy)
 		return load_fail(ENOMEM, err, errlen, "%s: out of memory", name);
 	memcpy(copy, buf, len);
-	ret = elf_load_buf(copy, len, name, strings, out, err, errlen);
+	ret = elf_load_buf(copy, len, name, NULL, strings, out, err, errlen);
 	free(copy);
 	return ret;
 }
 
-int pmclog_elf__load(const char *path, struct pmclog_strings *strings,
-		     struct pmclog_elf **out, char *err, size_t errlen)
+int pmclog_elf__load_opts(const char *path, const struct pmclog_elf_opts *opts,
+			  struct pmclog_strings *strings, struct pmclog_elf **out,
+			  char *err, size_t errlen)
 {
 	void *buf;
 	size_t len;
@@ -441,10 +1195,19 @@ int pmclog_elf__load(const char *path, struct pmclog_strings *strings,
 	ret = pmclog_read_file(path, &buf, &len);
 	if (ret)
 		return load_fail(-ret, err, errlen, "cannot read %s: %s", path,
-				 ret == -EINVAL ? "not a regular file" : strerror(-ret));
-	ret = elf_load_buf(buf, len, path, strings, out, err, errlen);
+				 ret == -EINVAL ? "not a regular file" :
+				 ret == -EIO ? "corrupt compressed data" :
+				 ret == -EFBIG ? "decompresses to more than 1 GiB" :
+				 strerror(-ret));
+	ret = elf_load_buf(buf, len, path, opts, strings, out, err, errlen);
 	free(buf);
 	return ret;
+}
+
+int pmclog_elf__load(const char *path, struct pmclog_strings *strings,
+		     struct pmclog_elf **out, char *err, size_t errlen)
+{
+	return pmclog_elf__load_opts(path, NULL, strings, out, err, errlen);
 }
 
 bool pmclog_elf__offset_to_vaddr(const struct pmclog_elf *e, __u64 off,

@@ -94,15 +94,51 @@ struct pmclog_device *pmclog_device__new(int fd, const char *path,
  */
 
 /*
- * Load the function symbols of the ELF file at path (.ko.xz and .ko.zst
- * are decompressed through xz / zstd), or of len bytes at buf.  Both
- * .symtab and .dynsym are read when present.
+ * Load the function symbols of the ELF file at path (.ko.gz, .ko.xz and
+ * .ko.zst decompressed), or of len bytes at buf.  .symtab and .dynsym
+ * are read when present, bounded by their sections, and x86-64 PLT
+ * entries named name@plt from the dynamic relocations.
  */
 int pmclog_elf__load(const char *path, struct pmclog_strings *strings,
 		     struct pmclog_elf **out, char *err, size_t errlen);
 int pmclog_elf__load_mem(const void *buf, size_t len, const char *name,
 			 struct pmclog_strings *strings,
 			 struct pmclog_elf **out, char *err, size_t errlen);
+
+struct pmclog_debuginfod;
+
+/*
+ * How pmclog_elf__load_opts() finds the separate debug file of an
+ * executable or shared object that has no .symtab, as gdb, elfutils and
+ * perf do: ROOT/usr/lib/debug/.build-id/NN/REST.debug from its build-id;
+ * its .gnu_debuglink name beside it, in .debug/ beside it and under
+ * ROOT/usr/lib/debug/DIR (CRC checked); a debuginfod server.  A debug
+ * file is used only if its build-id is the object's.
+ */
+struct pmclog_elf_opts {
+	const char *root;	/* prefix of the debug directories; NULL: none */
+	const char *objpath;	/* the object's path without ROOT; NULL: not looked for */
+	struct pmclog_debuginfod *dfd;	/* NULL: no debuginfod */
+};
+
+int pmclog_elf__load_opts(const char *path, const struct pmclog_elf_opts *opts,
+			  struct pmclog_strings *strings, struct pmclog_elf **out,
+			  char *err, size_t errlen);
+
+/*
+ * A debuginfod client (libdebuginfod.so.1, loaded when first needed),
+ * or NULL when DEBUGINFOD_URLS is unset or empty.  After a failure
+ * other than "not there" (no server reachable, a timeout), it asks no
+ * more: one report waits for the network at most once.
+ */
+struct pmclog_debuginfod *pmclog_debuginfod__new(void);
+void pmclog_debuginfod__free(struct pmclog_debuginfod *d);
+/*
+ * The debug file of build-id id: an open fd, its path (malloc'd) in
+ * *path; else a negative errno, with why in msg.
+ */
+int pmclog_debuginfod__find(struct pmclog_debuginfod *d, const __u8 *id, size_t len,
+			    char **path, char *msg, size_t msglen);
 void pmclog_elf__free(struct pmclog_elf *e);
 
 /*
@@ -115,12 +151,24 @@ int pmclog_sysmap__load(const char *path, struct pmclog_strings *strings,
 			struct pmclog_symtab **out, char *err, size_t errlen);
 
 /*
- * Read a whole regular file, through `xz -dc` or `zstd -dc` when its name
- * ends in .xz or .zst.  *buf is malloc'd.  -EISDIR for a directory and
+ * Read a whole regular file, decompressed (zlib, liblzma, libzstd) when
+ * its name ends in .gz, .xz or .zst.  *buf is malloc'd.  -EISDIR for a directory and
  * -EINVAL for anything else that is not a regular file (a device, which a
  * process may have mapped, would be read without end; a FIFO would block).
  */
 int pmclog_read_file(const char *path, void **buf, size_t *len);
+
+/*
+ * Source lines of one ELF file's DWARF (pmclog_srcline.c, libdw).  open:
+ * -ENODATA when the file has no DWARF.  lookup: "file.c:123" (interned)
+ * for a link-time address, NULL when no line table covers it.
+ */
+struct pmclog_srcline;
+
+int pmclog_srcline__open(const char *path, struct pmclog_srcline **out);
+void pmclog_srcline__free(struct pmclog_srcline *s);
+const char *pmclog_srcline__lookup(struct pmclog_srcline *s, __u64 addr,
+				   struct pmclog_strings *strings);
 
 /* ------------------------------------------------------------------ */
 /* Growable arrays                                                      */
@@ -232,6 +280,7 @@ struct res_ent {
 	struct pmclog_object *obj;	/* NULL: none */
 	const char *object;		/* display name, interned */
 	const char *symbol;		/* function, or "0x..." */
+	const char *srcline;		/* with PMCLOG_SORT_SRCLINE */
 	__u64 addr;			/* vaddr when has_vaddr, else objaddr */
 	__u64 count;
 	__u32 pid;
@@ -245,7 +294,7 @@ struct pmclog_report {
 	struct pmclog_resolver *res;
 	struct pmclog_report_opts opts;
 	bool by_pid;
-	const char *kernel_name, *unknown_name, *hidden_name;
+	const char *kernel_name, *unknown_name, *hidden_name, *nosrc_name;
 
 	struct addr_ent *addrs;		/* hash */
 	size_t naddrs, addrs_cap;
@@ -254,10 +303,6 @@ struct pmclog_report {
 	struct pmclog_row *rows;
 	size_t nrows;
 	struct pmclog_report_stats stats;
-
-	bool dl_tried;
-	void *dl;			/* libstdc++, for __cxa_demangle */
-	void *cxa_demangle;
 };
 
 #endif /* PMCLOG_INTERNAL_H */

@@ -3,9 +3,10 @@
  * libpmclog report: sample counting, resolution and rows.  The output
  * formats are in pmclog_report_fmt.c, gprof output in pmclog_gmon.c.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <libiberty/demangle.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,37 +113,30 @@ int pmclog_report__sample(void *ctx, const struct pmclog_sample_loc *s)
 /* ------------------------------------------------------------------ */
 /* Names                                                              */
 
-typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
-
-/* __cxa_demangle from libstdc++, when it is installed; else NULL. */
-static cxa_demangle_fn demangler(struct pmclog_report *rep)
-{
-	if (!rep->dl_tried) {
-		rep->dl_tried = true;
-		rep->dl = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-		if (rep->dl)
-			*(void **)&rep->cxa_demangle = dlsym(rep->dl, "__cxa_demangle");
-	}
-	return (cxa_demangle_fn)rep->cxa_demangle;
-}
-
+/*
+ * C++ (_Z), Rust legacy (_ZN...17h<hash>E) and Rust v0 (_R) names,
+ * through libiberty's cplus_demangle() in its automatic style, as binutils
+ * and perf do: Rust first, then the Itanium C++ ABI.  A PLT entry
+ * ("_ZdlPv@plt") keeps its suffix.  Anything else, or a name libiberty
+ * refuses, is shown as it is.
+ */
 static const char *symbol_name(struct pmclog_report *rep, const char *raw)
 {
-	cxa_demangle_fn fn;
-	const char *name;
-	char *out;
-	int st;
+	const char *at = strstr(raw, "@plt"), *name;
+	char *mangled, *out, *full = NULL;
 
-	if (!rep->opts.demangle || strncmp(raw, "_Z", 2))
+	if (!rep->opts.demangle || (strncmp(raw, "_Z", 2) && strncmp(raw, "_R", 2)))
 		return raw;
-	fn = demangler(rep);
-	if (!fn)
+	mangled = at && !at[4] ? strndup(raw, (size_t)(at - raw)) : strdup(raw);
+	out = mangled ? cplus_demangle(mangled, DMGL_PARAMS | DMGL_ANSI) : NULL;
+	free(mangled);
+	if (!out)
 		return raw;
-	out = fn(raw, NULL, NULL, &st);
-	if (!out || st)
-		return raw;
-	name = pmclog_strings__intern(rep->strings, out);
+	if (at && !at[4] && asprintf(&full, "%s@plt", out) < 0)
+		full = NULL;
+	name = pmclog_strings__intern(rep->strings, at && !at[4] ? (full ? full : raw) : out);
 	free(out);
+	free(full);
 	return name ? name : raw;
 }
 
@@ -199,6 +193,7 @@ static int resolve_one(struct pmclog_report *rep, const struct addr_ent *a,
 	r->count = a->count;
 	r->pid = a->pid;
 	r->kernel = !(a->flags & AE_USER);
+	r->srcline = rep->nosrc_name;
 	if (a->flags & AE_HIDDEN) {
 		rep->stats.hidden += a->count;
 		r->object = rep->kernel_name;
@@ -216,6 +211,11 @@ static int resolve_one(struct pmclog_report *rep, const struct addr_ent *a,
 		return ret;
 	r->obj = a->obj;
 	r->kernel = obj_is_kernel(a->obj);
+	if (sorts_by(rep, PMCLOG_SORT_SRCLINE)) {
+		r->srcline = pmclog_resolver__srcline(rep->res, a->obj, a->addr);
+		if (!r->srcline)
+			r->srcline = rep->nosrc_name;
+	}
 	r->object = object_name(rep, a->obj);
 	r->addr = rv.addr;
 	r->has_vaddr = rv.vaddr;
@@ -282,7 +282,9 @@ static int row_key_cmp(const void *a, const void *b)
 	if (x->kernel != y->kernel)
 		return x->kernel ? 1 : -1;
 	c = ptr_cmp(x->object, y->object);
-	return c ? c : ptr_cmp(x->symbol, y->symbol);
+	if (!c)
+		c = ptr_cmp(x->symbol, y->symbol);
+	return c ? c : ptr_cmp(x->srcline, y->srcline);
 }
 
 static int row_cmp(const void *a, const void *b)
@@ -295,13 +297,15 @@ static int row_cmp(const void *a, const void *b)
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
 	c = strcmp(x->object ? x->object : "", y->object ? y->object : "");
-	return c ? c : strcmp(x->symbol ? x->symbol : "", y->symbol ? y->symbol : "");
+	if (!c)
+		c = strcmp(x->symbol ? x->symbol : "", y->symbol ? y->symbol : "");
+	return c ? c : strcmp(x->srcline ? x->srcline : "", y->srcline ? y->srcline : "");
 }
 
 static void make_rows(struct pmclog_report *rep)
 {
 	bool pid = sorts_by(rep, PMCLOG_SORT_PID), dso = sorts_by(rep, PMCLOG_SORT_DSO);
-	bool sym = sorts_by(rep, PMCLOG_SORT_SYM);
+	bool sym = sorts_by(rep, PMCLOG_SORT_SYM), src = sorts_by(rep, PMCLOG_SORT_SRCLINE);
 	size_t n = 0;
 
 	for (size_t i = 0; i < rep->nents; i++) {
@@ -311,7 +315,8 @@ static void make_rows(struct pmclog_report *rep)
 			.samples = e->count, .pid = pid ? e->pid : 0,
 			.object = dso ? e->object : NULL,
 			.symbol = sym ? e->symbol : NULL,
-			.kernel = (dso || sym) && e->kernel,
+			.kernel = (dso || sym || src) && e->kernel,
+			.srcline = src ? e->srcline : NULL,
 		};
 	}
 	qsort(rep->rows, rep->nents, sizeof(*rep->rows), row_key_cmp);
@@ -360,7 +365,9 @@ struct pmclog_report *pmclog_report__new(struct pmclog_strings *strings,
 	rep->kernel_name = pmclog_strings__intern(strings, "[kernel]");
 	rep->unknown_name = pmclog_strings__intern(strings, "[unknown]");
 	rep->hidden_name = pmclog_strings__intern(strings, "[address hidden]");
-	if (!rep->kernel_name || !rep->unknown_name || !rep->hidden_name) {
+	/* perf's SRCLINE_UNKNOWN */
+	rep->nosrc_name = pmclog_strings__intern(strings, "??:0");
+	if (!rep->kernel_name || !rep->unknown_name || !rep->hidden_name || !rep->nosrc_name) {
 		free(rep);
 		return NULL;
 	}
@@ -371,8 +378,6 @@ void pmclog_report__free(struct pmclog_report *rep)
 {
 	if (!rep)
 		return;
-	if (rep->dl)
-		dlclose(rep->dl);
 	free(rep->addrs);
 	free(rep->ents);
 	free(rep->rows);

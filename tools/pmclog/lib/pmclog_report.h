@@ -28,8 +28,10 @@ enum pmclog_sort_key {
 	PMCLOG_SORT_PID = 1,
 	PMCLOG_SORT_DSO,
 	PMCLOG_SORT_SYM,
+	PMCLOG_SORT_SRCLINE,	/* libpmclog 1.1: "file.c:123", DWARF line info */
 };
 
+/* Keys in one report (of the four): the size of the options' array. */
 #define PMCLOG_SORT_MAX	3
 
 struct pmclog_report_opts {
@@ -41,7 +43,7 @@ struct pmclog_report_opts {
 	bool has_time;
 	__u64 time_from, time_to;
 	bool full_paths;	/* objects by path, not by file name */
-	bool demangle;		/* C++ / Rust (legacy) names demangled */
+	bool demangle;		/* C++, Rust legacy and v0 names demangled */
 };
 
 struct pmclog_row {
@@ -51,6 +53,7 @@ struct pmclog_row {
 	const char *object;	/* with PMCLOG_SORT_DSO */
 	const char *symbol;	/* with PMCLOG_SORT_SYM */
 	bool kernel;
+	const char *srcline;	/* with PMCLOG_SORT_SRCLINE: "file.c:123", "??:0" */
 };
 
 struct pmclog_report_stats {

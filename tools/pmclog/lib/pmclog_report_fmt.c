@@ -31,6 +31,8 @@ static const char *key_name(enum pmclog_sort_key k)
 		return "pid";
 	case PMCLOG_SORT_DSO:
 		return "dso";
+	case PMCLOG_SORT_SRCLINE:
+		return "srcline";
 	default:
 		return "sym";
 	}
@@ -149,6 +151,22 @@ static int object_width(const struct pmclog_report *rep)
 	return w > 48 ? 48 : w;
 }
 
+/* The symbol column, padded only when another column follows it. */
+static int symbol_width(const struct pmclog_report *rep)
+{
+	int w = 6;
+
+	if (!rep->opts.nkeys || rep->opts.keys[rep->opts.nkeys - 1] == PMCLOG_SORT_SYM)
+		return 0;
+	for (size_t i = 0; i < rep->nrows; i++) {
+		int n = rep->rows[i].symbol ? field_width(rep->rows[i].symbol, "") : 0;
+
+		if (n > w)
+			w = n;
+	}
+	return w > 60 ? 60 : w;
+}
+
 static void text_header(const struct pmclog_report *rep, FILE *f, int ow)
 {
 	const struct pmclog_replay_stats *st = pmclog_replay__stats(rep->replay);
@@ -177,15 +195,17 @@ static void text_header(const struct pmclog_report *rep, FILE *f, int ow)
 			fprintf(f, "  %-20s", "Pid:Command");
 		else if (rep->opts.keys[i] == PMCLOG_SORT_DSO)
 			fprintf(f, "  %-*s", ow, "Object");
+		else if (rep->opts.keys[i] == PMCLOG_SORT_SRCLINE)
+			fprintf(f, "  Source:Line");
 		else
-			fprintf(f, "  Symbol");
+			fprintf(f, "  %-*s", symbol_width(rep) ? symbol_width(rep) + 4 : 0, "Symbol");
 	}
 	fprintf(f, "\n#\n");
 }
 
 static void text_print(const struct pmclog_report *rep, FILE *f)
 {
-	int ow = object_width(rep);
+	int ow = object_width(rep), sw = symbol_width(rep);
 	char pidbuf[16];
 
 	text_header(rep, f, ow);
@@ -205,9 +225,13 @@ static void text_print(const struct pmclog_report *rep, FILE *f)
 				fputs("  ", f);
 				put_padded(f, r->object, ow);
 				break;
+			case PMCLOG_SORT_SRCLINE:
+				fputs("  ", f);
+				put_field(f, r->srcline, "");
+				break;
 			default:
 				fprintf(f, "  [%c] ", r->kernel ? 'k' : '.');
-				put_field(f, r->symbol, "");
+				put_padded(f, r->symbol, sw);
 				break;
 			}
 		}
@@ -260,6 +284,10 @@ static void json_row(const struct pmclog_report *rep, const struct pmclog_row *r
 		case PMCLOG_SORT_DSO:
 			fprintf(f, ", \"object\": ");
 			json_str(f, r->object);
+			break;
+		case PMCLOG_SORT_SRCLINE:
+			fprintf(f, ", \"srcline\": ");
+			json_str(f, r->srcline);
 			break;
 		default:
 			fprintf(f, ", \"symbol\": ");
@@ -349,8 +377,9 @@ static void folded_print(const struct pmclog_report *rep, FILE *f)
 				put_field(f, comm_of(r), ";");
 				fprintf(f, "-%u", r->pid);
 			} else {
-				put_field(f, rep->opts.keys[k] == PMCLOG_SORT_DSO ?
-					  r->object : r->symbol, ";");
+				put_field(f, rep->opts.keys[k] == PMCLOG_SORT_DSO ? r->object :
+					  rep->opts.keys[k] == PMCLOG_SORT_SRCLINE ? r->srcline :
+					  r->symbol, ";");
 			}
 		}
 		fprintf(f, " %llu\n", (unsigned long long)r->samples);
@@ -426,8 +455,10 @@ static void stats_objects(const struct pmclog_report *rep, FILE *f, int verbosit
 			fputs(" [not found]: ", f);
 			put_field(f, pmclog_resolver__detail(o), "");
 		} else {
+			const char *d = pmclog_resolver__detail(o);
+
 			fputs(": symbols from ", f);
-			put_field(f, file ? file : "the log (KSYMBOL)", "");
+			put_field(f, d[0] ? d : file ? file : "the log (KSYMBOL)", "");
 		}
 		fputc('\n', f);
 	}

@@ -14,13 +14,21 @@
 
 #define KDIR_DEPTH	8
 
+/* One file's DWARF, opened on the first srcline asked of it. */
+struct dwarf_ent {
+	const char *path;		/* interned */
+	struct pmclog_srcline *sl;	/* NULL: no DWARF there */
+};
+
 struct obj_priv {
 	enum pmclog_obj_state state;
 	bool fileoff;			/* objaddr is a file offset */
+	const char *dwarf_path;		/* interned: where its line table would be */
+	struct dwarf_ent *dwarf;	/* NULL until a srcline is asked */
 	const struct pmclog_symtab *tab;	/* borrowed */
 	const struct pmclog_elf *elf;	/* borrowed from the cache */
 	const char *file;		/* interned; NULL: the log's symbols */
-	char detail[256];
+	char detail[1024];
 };
 
 struct loaded {
@@ -51,6 +59,9 @@ struct pmclog_resolver {
 	size_t ncache, cache_cap;
 	struct obj_priv **privs;
 	size_t nprivs, privs_cap;
+	struct pmclog_debuginfod *dfd;	/* NULL: DEBUGINFOD_URLS unset */
+	struct dwarf_ent **dwarfs;
+	size_t ndwarfs, dwarfs_cap;
 };
 
 struct pmclog_resolver *pmclog_resolver__new(struct pmclog_strings *strings,
@@ -70,6 +81,7 @@ struct pmclog_resolver *pmclog_resolver__new(struct pmclog_strings *strings,
 	/* "ROOT/" and "ROOT" are the same prefix of "/path". */
 	for (size_t n = strlen(res->root); n && res->root[n - 1] == '/'; n--)
 		res->root[n - 1] = '\0';
+	res->dfd = pmclog_debuginfod__new();
 	return res;
 }
 
@@ -83,20 +95,33 @@ void pmclog_resolver__free(struct pmclog_resolver *res)
 	}
 	for (size_t i = 0; i < res->nprivs; i++)
 		free(res->privs[i]);
+	for (size_t i = 0; i < res->ndwarfs; i++) {
+		pmclog_srcline__free(res->dwarfs[i]->sl);
+		free(res->dwarfs[i]);
+	}
+	free(res->dwarfs);
 	free(res->cache);
 	free(res->privs);
 	free(res->kmods);
 	free(res->root);
 	free(res->kernel);
+	pmclog_debuginfod__free(res->dfd);
 	free(res);
 }
 
 /* ------------------------------------------------------------------ */
 /* Files, loaded once each                                            */
 
+/*
+ * objpath: the object's path on the machine of the log (without ROOT),
+ * for an object whose separate debug file is looked for; NULL: none.
+ */
 static struct loaded *load_cached(struct pmclog_resolver *res, const char *path,
-				  bool sysmap)
+				  bool sysmap, const char *objpath)
 {
+	struct pmclog_elf_opts eo = {
+		.root = res->root, .objpath = objpath, .dfd = res->dfd,
+	};
 	const char *ipath = pmclog_strings__intern(res->strings, path);
 	struct loaded *l;
 
@@ -115,8 +140,8 @@ static struct loaded *load_cached(struct pmclog_resolver *res, const char *path,
 		l->err = pmclog_sysmap__load(path, res->strings, &l->sysmap,
 					     l->msg, sizeof(l->msg));
 	else
-		l->err = pmclog_elf__load(path, res->strings, &l->elf, l->msg,
-					  sizeof(l->msg));
+		l->err = pmclog_elf__load_opts(path, objpath ? &eo : NULL, res->strings,
+					       &l->elf, l->msg, sizeof(l->msg));
 	return l;
 }
 
@@ -272,6 +297,44 @@ static bool kernel_path(const char *path)
 	return true;
 }
 
+static const char *const debug_how[] = {
+	[PMCLOG_DEBUG_BUILD_ID] = "by build-id",
+	[PMCLOG_DEBUG_LINK] = "by .gnu_debuglink",
+	[PMCLOG_DEBUG_DEBUGINFOD] = "from debuginfod",
+};
+
+/*
+ * Where a loaded object's names came from, for -v: "FILE: .symtab",
+ * "FILE: .dynsym + DEBUGFILE .symtab (by build-id), 12 PLT entries",
+ * and why no debug file was used when candidates were refused.
+ */
+static void describe(struct obj_priv *p, const struct loaded *l)
+{
+	const struct pmclog_elf *e = l->elf;
+	size_t n = 0, cap = sizeof(p->detail);
+
+#define PUT(...) do { if (n < cap) n += (size_t)snprintf(p->detail + n, cap - n, __VA_ARGS__); } while (0)
+	PUT("%s: ", l->path);
+	if (!e) {
+		PUT("System.map");
+		return;
+	}
+	if (e->has_symtab)
+		PUT(".symtab");
+	else if (e->has_dynsym)
+		PUT(".dynsym");
+	else
+		PUT("no symbol table");
+	if (e->debug_path)
+		PUT(" + %s .symtab (%s)", e->debug_path, debug_how[e->debug]);
+	if (e->nplt)
+		PUT(", %zu PLT entries", e->nplt);
+	if (!e->debug_path && !e->has_symtab && e->type != PMCLOG_ELF_REL)
+		PUT("; no debug file%s%s", e->debug_note ? ": " : " found",
+		    e->debug_note ? e->debug_note : "");
+#undef PUT
+}
+
 static void load_file_object(struct pmclog_resolver *res,
 			     struct pmclog_object *obj, struct obj_priv *p)
 {
@@ -289,7 +352,7 @@ static void load_file_object(struct pmclog_resolver *res,
 		snprintf(p->detail, sizeof(p->detail), "%s", "ROOT and the path are too long");
 		return;
 	}
-	l = load_cached(res, path, false);
+	l = load_cached(res, path, false, obj->path);
 	if (!l || l->err) {
 		p->state = PMCLOG_OBJST_NOTFOUND;
 		snprintf(p->detail, sizeof(p->detail), "%s",
@@ -301,6 +364,9 @@ static void load_file_object(struct pmclog_resolver *res,
 	p->tab = l->elf->text;
 	p->file = l->path;
 	p->fileoff = true;
+	/* The debug file's DWARF, else the object's own (if it has any). */
+	p->dwarf_path = l->elf->debug_path ? l->elf->debug_path : l->path;
+	describe(p, l);
 }
 
 static void load_kernel_file(struct pmclog_resolver *res, struct obj_priv *p)
@@ -308,9 +374,9 @@ static void load_kernel_file(struct pmclog_resolver *res, struct obj_priv *p)
 	struct loaded *l = NULL;
 
 	if (res->vmlinux)
-		l = load_cached(res, res->vmlinux, false);
+		l = load_cached(res, res->vmlinux, false, NULL);
 	if ((!l || l->err) && res->sysmap)
-		l = load_cached(res, res->sysmap, true);
+		l = load_cached(res, res->sysmap, true, NULL);
 	if (!l || l->err) {
 		p->state = PMCLOG_OBJST_NOTFOUND;
 		snprintf(p->detail, sizeof(p->detail), "%s",
@@ -323,6 +389,7 @@ static void load_kernel_file(struct pmclog_resolver *res, struct obj_priv *p)
 	p->elf = l->elf;
 	p->tab = l->elf ? l->elf->text : l->sysmap;
 	p->file = l->path;
+	describe(p, l);
 }
 
 static void load_module_file(struct pmclog_resolver *res,
@@ -338,7 +405,7 @@ static void load_module_file(struct pmclog_resolver *res,
 			 "no KSYMBOL records for it in the log; give -k DIR");
 		return;
 	}
-	l = load_cached(res, path, false);
+	l = load_cached(res, path, false, NULL);
 	if (!l || l->err || l->elf->type != PMCLOG_ELF_REL) {
 		p->state = PMCLOG_OBJST_NOTFOUND;
 		snprintf(p->detail, sizeof(p->detail), "%s",
@@ -349,6 +416,7 @@ static void load_module_file(struct pmclog_resolver *res,
 	p->elf = l->elf;
 	p->tab = obj->kind == PMCLOG_OBJ_KMODULE_INIT ? l->elf->init : l->elf->text;
 	p->file = l->path;
+	describe(p, l);
 }
 
 static void load_object(struct pmclog_resolver *res, struct pmclog_object *obj,
@@ -424,6 +492,41 @@ int pmclog_resolver__resolve(struct pmclog_resolver *res,
 		out->symoff = addr - sym->addr;
 	}
 	return 0;
+}
+
+static struct dwarf_ent *dwarf_of(struct pmclog_resolver *res, const char *path)
+{
+	struct dwarf_ent *d;
+
+	for (size_t i = 0; i < res->ndwarfs; i++)
+		if (res->dwarfs[i]->path == path)
+			return res->dwarfs[i];
+	if (PMCLOG_GROW(res->dwarfs, res->dwarfs_cap, res->ndwarfs + 1))
+		return NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->path = path;
+	if (pmclog_srcline__open(path, &d->sl))
+		d->sl = NULL;
+	res->dwarfs[res->ndwarfs++] = d;
+	return d;
+}
+
+const char *pmclog_resolver__srcline(struct pmclog_resolver *res,
+				     struct pmclog_object *obj, __u64 objaddr)
+{
+	struct obj_priv *p = object_priv(res, obj);
+	__u64 addr;
+
+	if (!p || p->state != PMCLOG_OBJST_LOADED || !p->fileoff || !p->dwarf_path ||
+	    !pmclog_elf__offset_to_vaddr(p->elf, objaddr, &addr))
+		return NULL;
+	if (!p->dwarf)
+		p->dwarf = dwarf_of(res, p->dwarf_path);
+	if (!p->dwarf || !p->dwarf->sl)
+		return NULL;
+	return pmclog_srcline__lookup(p->dwarf->sl, addr, res->strings);
 }
 
 enum pmclog_obj_state pmclog_resolver__state(const struct pmclog_object *obj)

@@ -5,11 +5,15 @@
  *
  *   file objects    ROOT/path (ELF; file offset -> vaddr by PT_LOAD), for
  *                   an absolute path without . or .. (as the kernel
- *                   writes them), naming a regular file
+ *                   writes them), naming a regular file; without a
+ *                   .symtab, the .symtab of its separate debug file
+ *                   (ROOT/usr/lib/debug/.build-id, .gnu_debuglink, a
+ *                   debuginfod server when DEBUGINFOD_URLS is set) whose
+ *                   build-id is the object's
  *   "[kernel]"      the symbols the log carries (KSYMBOL: the recorder's
  *                   copy of /proc/kallsyms), else the vmlinux or
  *                   System.map found under ROOT/KERNELDIR
- *   modules         the log's KSYMBOLs, else NAME.ko[.xz|.zst] found
+ *   modules         the log's KSYMBOLs, else NAME.ko[.gz|.xz|.zst] found
  *                   under ROOT/KERNELDIR (core or .init text)
  *   [vdso], anon    no file: object + offset
  *
@@ -62,8 +66,19 @@ PMCLOG_API int pmclog_resolver__resolve(struct pmclog_resolver *res,
 					struct pmclog_object *obj, __u64 objaddr,
 					struct pmclog_resolved *out);
 
+/*
+ * "file.c:123" (interned) for an address of a file object, from the DWARF
+ * line table of its debug file or of the file itself (libdw); NULL when
+ * there is none for it (libpmclog 1.1).
+ */
+PMCLOG_API const char *pmclog_resolver__srcline(struct pmclog_resolver *res,
+						struct pmclog_object *obj, __u64 objaddr);
+
 PMCLOG_API enum pmclog_obj_state pmclog_resolver__state(const struct pmclog_object *obj);
-/* The file the symbols came from ("" for the log's), or why not found. */
+/*
+ * Loaded: where the names came from (the file, its tables, the separate
+ * debug file and how it was found; "" for the log's); not found: why.
+ */
 PMCLOG_API const char *pmclog_resolver__detail(const struct pmclog_object *obj);
 /* The ELF file read for obj, or NULL (for gprof output). */
 PMCLOG_API const struct pmclog_elf *pmclog_resolver__elf(const struct pmclog_object *obj);

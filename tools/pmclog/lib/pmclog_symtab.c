@@ -126,8 +126,7 @@ void pmclog_symtab__free(struct pmclog_symtab *t)
 	free(t);
 }
 
-int pmclog_symtab__add(struct pmclog_symtab *t, __u64 addr, __u64 size,
-		       const char *name, enum pmclog_sym_prio prio)
+static int symtab_push(struct pmclog_symtab *t, const struct pmclog_sym *sym)
 {
 	if (t->count == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 256;
@@ -138,28 +137,80 @@ int pmclog_symtab__add(struct pmclog_symtab *t, __u64 addr, __u64 size,
 		t->syms = syms;
 		t->cap = cap;
 	}
-	t->syms[t->count++] = (struct pmclog_sym){
-		.addr = addr, .size = size, .name = name, .prio = (__u8)prio,
-	};
+	t->syms[t->count++] = *sym;
 	t->finished = false;
 	return 0;
 }
 
+int pmclog_symtab__add(struct pmclog_symtab *t, __u64 addr, __u64 size,
+		       const char *name, enum pmclog_sym_prio prio)
+{
+	return symtab_push(t, &(struct pmclog_sym){
+		.addr = addr, .size = size, .name = name, .prio = (__u8)prio,
+	});
+}
+
 /*
- * By address; at one address the highest prio first, then a symbol with
- * a size, then the name (so that the choice does not depend on the order
- * the file lists aliases in).
+ * An unsized symbol is kept with the distance to its section's end as
+ * its size, flagged: finish() cuts it at the next symbol.
+ */
+int pmclog_symtab__add_in(struct pmclog_symtab *t, __u64 addr, __u64 size,
+			  __u64 end, const char *name, enum pmclog_sym_prio prio)
+{
+	struct pmclog_sym s = {
+		.addr = addr, .size = size, .name = name, .prio = (__u8)prio,
+	};
+
+	if (end <= addr)
+		return -(errno = EINVAL);
+	if (!size) {
+		s.size = end - addr;
+		s.flags = PMCLOG_SYM_UNSIZED;
+	} else if (size > end - addr) {
+		s.size = end - addr;
+	}
+	return symtab_push(t, &s);
+}
+
+static bool sym_sized(const struct pmclog_sym *s)
+{
+	return s->size && !(s->flags & PMCLOG_SYM_UNSIZED);
+}
+
+static size_t underscores(const char *s)
+{
+	return strspn(s, "_");
+}
+
+/*
+ * By address; at one address the best name first, as perf chooses among
+ * aliases (choose_best_symbol() in tools/perf/util/symbol.c), so that the
+ * two tools name a function alike: one with a size, then not weak, then
+ * global, then the fewest leading underscores (malloc, not __libc_malloc;
+ * mprotect, not __GI___mprotect), then the longest name; then by name, so
+ * that the choice does not depend on the order the file lists them in.
  */
 static int sym_cmp(const void *a, const void *b)
 {
 	const struct pmclog_sym *x = a, *y = b;
+	size_t nx, ny;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	if (x->prio != y->prio)
-		return x->prio > y->prio ? -1 : 1;
-	if (!x->size != !y->size)
-		return x->size ? -1 : 1;
+	if (sym_sized(x) != sym_sized(y))
+		return sym_sized(x) ? -1 : 1;
+	if ((x->prio == PMCLOG_SYM_WEAK) != (y->prio == PMCLOG_SYM_WEAK))
+		return x->prio == PMCLOG_SYM_WEAK ? 1 : -1;
+	if ((x->prio == PMCLOG_SYM_GLOBAL) != (y->prio == PMCLOG_SYM_GLOBAL))
+		return x->prio == PMCLOG_SYM_GLOBAL ? -1 : 1;
+	nx = underscores(x->name);
+	ny = underscores(y->name);
+	if (nx != ny)
+		return nx < ny ? -1 : 1;
+	nx = strlen(x->name);
+	ny = strlen(y->name);
+	if (nx != ny)
+		return nx > ny ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
@@ -174,20 +225,27 @@ static void symtab_unique(struct pmclog_symtab *t)
 	t->count = n;
 }
 
-/* Zero-sized symbols reach the next symbol (the last one: limit). */
+/*
+ * Zero-sized symbols reach the next symbol (the last one: limit); those
+ * bounded by their section (PMCLOG_SYM_UNSIZED) the next symbol or that
+ * end, whichever comes first.
+ */
 static void symtab_extend(struct pmclog_symtab *t)
 {
 	for (size_t i = 0; i < t->count; i++) {
 		struct pmclog_sym *s = &t->syms[i];
 		__u64 next;
 
-		if (s->size)
+		if (s->size && !(s->flags & PMCLOG_SYM_UNSIZED))
 			continue;
 		if (i + 1 < t->count)
 			next = t->syms[i + 1].addr;
+		else if (s->size)
+			next = s->addr + s->size;
 		else
 			next = t->limit > s->addr ? t->limit : s->addr + 1;
-		s->size = next - s->addr;
+		if (!s->size || next - s->addr < s->size)
+			s->size = next - s->addr;
 	}
 }
 

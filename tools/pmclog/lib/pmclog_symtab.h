@@ -39,18 +39,25 @@ PMCLOG_API void pmclog_strings__free(struct pmclog_strings *s);
 PMCLOG_API const char *pmclog_strings__intern(struct pmclog_strings *s, const char *str);
 PMCLOG_API size_t pmclog_strings__count(const struct pmclog_strings *s);
 
-/* Which of several symbols at one address names it: the highest wins. */
+/*
+ * The binding of a symbol, which decides with its size and name which of
+ * several at one address names it (pmclog_symtab__finish()).
+ */
 enum pmclog_sym_prio {
 	PMCLOG_SYM_LOCAL = 0,
 	PMCLOG_SYM_WEAK = 1,
 	PMCLOG_SYM_GLOBAL = 2,
 };
 
+/* pmclog_sym.flags */
+#define PMCLOG_SYM_UNSIZED	0x1	/* size 0 in the file: ends at the next symbol */
+
 struct pmclog_sym {
 	__u64 addr;
 	__u64 size;	/* after pmclog_symtab__finish(): never 0 */
 	const char *name;	/* interned */
 	__u8 prio;	/* enum pmclog_sym_prio */
+	__u8 flags;	/* PMCLOG_SYM_* */
 };
 
 struct pmclog_symtab;
@@ -64,10 +71,19 @@ PMCLOG_API void pmclog_symtab__free(struct pmclog_symtab *t);
  */
 PMCLOG_API int pmclog_symtab__add(struct pmclog_symtab *t, __u64 addr, __u64 size,
 				  const char *name, enum pmclog_sym_prio prio);
+/*
+ * The same for a symbol of a section that ends at end (> addr): a size
+ * is cut there, and size 0 reaches the next symbol but never past end,
+ * so that no name is stretched over a gap or into the next section.
+ */
+PMCLOG_API int pmclog_symtab__add_in(struct pmclog_symtab *t, __u64 addr, __u64 size,
+				     __u64 end, const char *name,
+				     enum pmclog_sym_prio prio);
 
 /*
- * Sort, keep one symbol per address (highest prio, then the first
- * added), and give zero-sized symbols the distance to the next one (the
+ * Sort, keep one symbol per address (as perf does: sized, not weak,
+ * global, fewest leading underscores, longest name, then by name), and
+ * give zero-sized symbols the distance to the next one (the
  * last one: to limit, or 1 byte when limit is not above it).  Cheap when
  * nothing was added since the last call.
  */
@@ -96,6 +112,16 @@ struct pmclog_elf_segment {
 	__u64 filesz;
 };
 
+#define PMCLOG_BUILD_ID_MAX	64
+
+/* Where the names of a stripped file came from (pmclog_elf.debug). */
+enum pmclog_elf_debug {
+	PMCLOG_DEBUG_NONE = 0,	/* the file's own tables only */
+	PMCLOG_DEBUG_BUILD_ID,	/* DEBUGDIR/.build-id/NN/REST.debug */
+	PMCLOG_DEBUG_LINK,	/* .gnu_debuglink: beside it, .debug/, DEBUGDIR/DIR */
+	PMCLOG_DEBUG_DEBUGINFOD,	/* a debuginfod server (DEBUGINFOD_URLS) */
+};
+
 struct pmclog_elf {
 	enum pmclog_elf_type type;
 	bool has_symtab;	/* .symtab; false: .dynsym only (stripped) */
@@ -105,7 +131,21 @@ struct pmclog_elf {
 	__u64 init_size;	/* REL: size of the .init text layout */
 	struct pmclog_elf_segment *segs;	/* EXEC/DYN: PT_LOAD */
 	size_t nsegs;
+	/* The libpmclog 1.1 fields. */
+	bool has_dynsym;
+	size_t nplt;		/* name@plt symbols made for PLT entries */
+	__u8 build_id[PMCLOG_BUILD_ID_MAX];	/* NT_GNU_BUILD_ID's descriptor */
+	size_t build_id_len;	/* 0: none (or longer than PMCLOG_BUILD_ID_MAX) */
+	enum pmclog_elf_debug debug;
+	const char *debug_path;	/* interned: the debug file whose .symtab was read */
+	const char *debug_note;	/* interned: why none was (candidates refused), or NULL */
 };
+
+/*
+ * The build-id of the file (its NT_GNU_BUILD_ID note, from a SHT_NOTE
+ * section or else a PT_NOTE segment), *len bytes; NULL when it has none.
+ */
+PMCLOG_API const __u8 *pmclog_elf__build_id(const struct pmclog_elf *e, size_t *len);
 
 /*
  * The virtual address of file offset off, through the PT_LOAD segment
