@@ -903,6 +903,8 @@ static int start_recording(struct recorder *rec)
 	wopts.name = rec->out_name;
 	wopts.ksyms = rec->ksyms;
 	rec->ksyms = NULL;	/* the writer's, even if it fails */
+	/* The kernel's and START's modules' build-ids, as START's MAP_INs come. */
+	wopts.sysfs = "/sys";
 	rec->writer = pmclog_writer__new(rec->out, &wopts);
 	if (!rec->writer) {
 		warn("cannot save %s", rec->out_name);

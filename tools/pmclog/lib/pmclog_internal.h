@@ -191,6 +191,8 @@ int pmclog_addrmap__insert(struct pmclog_addrmap *m, __u64 start, __u64 end,
 int pmclog_addrmap__remove(struct pmclog_addrmap *m, __u64 start, __u64 end);
 const struct pmclog_map *pmclog_addrmap__find(const struct pmclog_addrmap *m,
 					      __u64 addr);
+/* The map that starts at start, to change its object; NULL if none. */
+struct pmclog_map *pmclog_addrmap__at(struct pmclog_addrmap *m, __u64 start);
 int pmclog_addrmap__copy(struct pmclog_addrmap *dst,
 			 const struct pmclog_addrmap *src);
 
