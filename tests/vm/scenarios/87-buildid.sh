@@ -124,6 +124,28 @@ EOS
 	at_least "$spin" 10 "the rebuild's samples are named pmclog_testmod_spin"
 	[ "$all" -gt 0 ] &&
 		at_least $(((busy + spin) * 100 / all)) 90 "the module's samples are named by their own build (percent)"
+	# Load by load (report --time over the window from the MAP_IN of
+	# its core text to the MAP_OUT): that build's function, never the
+	# other's.
+	kv_awk "$OUT/km.dump" '$1 == "INITIALIZE" { t0 = f["ts"] }
+		$1 == "MAP_IN" && f["pid"] == -1 && f["path"] == "pmclog_testmod" && f["flags"] == "0x2" { s[f["start"]] = f["ts"] }
+		$1 == "MAP_OUT" && f["pid"] == -1 && (f["start"] in s) {
+			printf "%.6f %.6f\n", (s[f["start"]] - t0) / 1e9, (f["ts"] - t0) / 1e9
+			delete s[f["start"]]
+		}' >"$OUT/km.windows"
+	is "$(wc -l <"$OUT/km.windows")" 2 "the module log has a MAP_IN/MAP_OUT window for each build"
+	load=0
+	while read -r from to; do
+		load=$((load + 1))
+		if [ $load = 1 ]; then own=busy other=spin; else own=spin other=busy; fi
+		bounded 60 pmclog report -i "$OUT/km.pmclog" --format folded --time "$from,$to" \
+			>"$OUT/km-$load.folded" 2>/dev/null
+		n=$(awk -v k="[pmclog_testmod];pmclog_testmod_$own" '$1 == k { n += $NF } END { print n + 0 }' "$OUT/km-$load.folded")
+		x=$(awk -v k="[pmclog_testmod];pmclog_testmod_$other" '$1 == k { n += $NF } END { print n + 0 }' "$OUT/km-$load.folded")
+		diag "load $load, $from s to $to s: $n samples in pmclog_testmod_$own, $x in pmclog_testmod_$other"
+		at_least "$n" 10 "load $load: samples named pmclog_testmod_$own"
+		is "$x" 0 "load $load: no sample named after the other build's pmclog_testmod_$other"
+	done <"$OUT/km.windows"
 else
 	skip "a module rebuilt and reloaded" "no $TESTMOD or $REBUILT in the initramfs"
 fi
