@@ -44,6 +44,12 @@ bool pmclog_opts_valid(const void *opts, size_t known);
 #define OPTS_GET(opts, field, fallback) \
 	(OPTS_HAS(opts, field) ? (opts)->field : (fallback))
 
+/*
+ * The GNU build-id of the ELF file fd (its PT_NOTE segments, read with
+ * pread): its size, at most PMCLOG_BUILD_ID_MAX bytes into id, or 0.
+ */
+int pmclog_fd_build_id(int fd, __u8 *id);
+
 /* Return -err with errno set to err (libbpf's libbpf_err()). */
 static inline int pmclog_err(int err)
 {

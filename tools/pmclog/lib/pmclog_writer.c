@@ -32,6 +32,7 @@ struct pmclog_writer {
 	char *name;
 	struct pmclog_kallsyms *ksyms;	/* NULL once its records are written */
 	char *sysfs;			/* NULL: no BUILDIDs of the kernel */
+	struct pmclog_tool *observer;	/* opts.tool, or NULL */
 	bool synth_done;		/* the synthetic records are written */
 	struct pmclog_header init;	/* INITIALIZE's header */
 	bool have_init;
@@ -244,7 +245,12 @@ static void add_synth(struct pmclog_writer *w)
 
 static int on_record(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
-	return pmclog_tool__deliver(&writer_of(tool)->stats.tool, rec);
+	struct pmclog_writer *w = writer_of(tool);
+	int ret = pmclog_tool__deliver(&w->stats.tool, rec);
+
+	if (w->observer)
+		pmclog_tool__deliver(w->observer, rec);
+	return ret;
 }
 
 static int on_initialize(struct pmclog_tool *tool, const struct pmclog_record *rec)
@@ -331,6 +337,7 @@ struct pmclog_writer *pmclog_writer__new(int fd,
 	struct pmclog_kallsyms *ksyms = OPTS_GET(opts, ksyms, NULL);
 	const char *name = OPTS_GET(opts, name, NULL);
 	const char *sysfs = OPTS_GET(opts, sysfs, NULL);
+	struct pmclog_tool *observer = OPTS_GET(opts, tool, NULL);
 	struct pmclog_writer *w;
 
 	if (!OPTS_VALID(opts, pmclog_writer_opts__last_field) || fd < 0) {
@@ -351,6 +358,7 @@ struct pmclog_writer *pmclog_writer__new(int fd,
 	w->name = strdup(name ? name : "the log");
 	w->reader = pmclog_reader__new(NULL);
 	w->sysfs = sysfs ? strdup(sysfs) : NULL;
+	w->observer = observer;
 	if (!w->name || !w->reader || (sysfs && !w->sysfs)) {
 		pmclog_writer__free(w);
 		errno = ENOMEM;

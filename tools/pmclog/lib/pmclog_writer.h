@@ -55,8 +55,14 @@ struct pmclog_writer_opts {
 	 * no BUILDIDs are added.
 	 */
 	const char *sysfs;
+	/*
+	 * Also gets every record the writer decodes, after the counts, as
+	 * it comes (a pmclog_archive's tool); its return is ignored.  NULL:
+	 * none.
+	 */
+	struct pmclog_tool *tool;
 };
-#define pmclog_writer_opts__last_field sysfs
+#define pmclog_writer_opts__last_field tool
 
 #define PMCLOG_WRITER_OPTS_INIT { .sz = sizeof(struct pmclog_writer_opts) }
 
