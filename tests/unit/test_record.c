@@ -350,8 +350,9 @@ static size_t file_types(unsigned int *types, size_t max, enum pmclog_reader_end
 
 /*
  * A command recorded to its end: the module is asked for the command's
- * process and its descendants, started, stopped when the command exits,
- * and the file holds its records, CLOSELOG last; the summary counts them.
+ * process and its descendants (the default, as perf's inherit), started,
+ * stopped when the command exits, and the file holds its records,
+ * CLOSELOG last; the summary counts them.
  */
 static void test_whole_recording(void **state)
 {
@@ -361,7 +362,7 @@ static void test_whole_recording(void **state)
 	double secs;
 	(void)state;
 
-	assert_int_equal(run_record(&secs, "--no-kallsyms", "-d", "-o", out_path,
+	assert_int_equal(run_record(&secs, "--no-kallsyms", "-o", out_path,
 				    "--", "true", NULL), 0);
 	assert_true(fake.attached && fake.started && fake.stopped);
 	assert_int_equal(fake.attach.mode, PMCLOG_ATTACH_PROCESS);
@@ -378,6 +379,75 @@ static void test_whole_recording(void **state)
 		 "pmclog: 5 records, 2 samples, 0 samples dropped, 0 records dropped, %zu bytes written to %s\n",
 		 fake.log.len, out_path);
 	assert_string_equal(read_file(err_path), want);
+}
+
+/*
+ * Descendants: followed by default, with -d (pmcstat's spelling of it)
+ * too; --no-inherit asks for the process alone; the last one given
+ * wins; with -a, which sees every process, either is a usage error.
+ */
+static void test_inherit(void **state)
+{
+	double secs;
+	(void)state;
+
+	assert_int_equal(run_record(&secs, "-q", "--no-kallsyms", "-o", out_path,
+				    "--no-inherit", "--", "true", NULL), 0);
+	assert_int_equal(fake.attach.mode, PMCLOG_ATTACH_PROCESS);
+	assert_int_equal(fake.attach.flags, 0);
+	assert_true(fake.stopped);
+
+	assert_int_equal(run_record(&secs, "-q", "--no-kallsyms", "-o", out_path,
+				    "-d", "--", "true", NULL), 0);
+	assert_int_equal(fake.attach.flags, PMCLOG_ATTACH_F_CHILDREN);
+	assert_int_equal(run_record(&secs, "-q", "--no-kallsyms", "-o", out_path,
+				    "-d", "--no-inherit", "--", "true", NULL), 0);
+	assert_int_equal(fake.attach.flags, 0);
+	assert_int_equal(run_record(&secs, "-q", "--no-kallsyms", "-o", out_path,
+				    "--no-inherit", "-d", "--", "true", NULL), 0);
+	assert_int_equal(fake.attach.flags, PMCLOG_ATTACH_F_CHILDREN);
+	/* CMD's own options are CMD's: its --no-inherit is not ours. */
+	assert_int_equal(run_record(&secs, "-q", "--no-kallsyms", "-o", out_path,
+				    "true", "--no-inherit", NULL), 0);
+	assert_int_equal(fake.attach.flags, PMCLOG_ATTACH_F_CHILDREN);
+
+	assert_int_equal(run_record(&secs, "-a", "--no-inherit", "--", "true", NULL), 64);
+	assert_false(fake.attached);
+	assert_non_null(strstr(read_file(err_path),
+			       "--no-inherit is for the descendants of -p PID or of a command; -a sees every process"));
+	assert_int_equal(run_record(&secs, "-a", "-d", "--", "true", NULL), 64);
+	assert_false(fake.attached);
+}
+
+/* -h and --help: the usage, from the table, on stdout; exit 0, nothing asked. */
+static void test_help(void **state)
+{
+	char out_file[] = "/tmp/pmclog-record-help-XXXXXX";
+	const char *help;
+	int fd, saved_out;
+	double secs;
+	(void)state;
+
+	fd = mkstemp(out_file);
+	assert_true(fd >= 0);
+	fflush(stdout);
+	saved_out = dup(STDOUT_FILENO);
+	assert_true(dup2(fd, STDOUT_FILENO) >= 0);
+	close(fd);
+	assert_int_equal(run_record(&secs, "--help", NULL), 0);
+	assert_int_equal(run_record(&secs, "-h", "--", "true", NULL), 0);
+	fflush(stdout);
+	dup2(saved_out, STDOUT_FILENO);
+	close(saved_out);
+	assert_false(fake.attached);
+	help = read_file(out_file);
+	unlink(out_file);
+	assert_non_null(strstr(help, "usage: pmclog record [-a | -p PID]"));
+	assert_non_null(strstr(help, "\n      --no-inherit    with -p or CMD: that process only"));
+	assert_non_null(strstr(help, "\n  -d                  with -p or CMD: the descendants too, the default"));
+	/* Twice: once for each call. */
+	assert_non_null(strstr(strstr(help, "-h, --help") + 1, "-h, --help"));
+	assert_string_equal(read_file(err_path), "");
 }
 
 /* -a with a command: the whole system, while the command runs. */
@@ -420,6 +490,8 @@ int main(void)
 		cmocka_unit_test(test_bad_events),
 		cmocka_unit_test(test_rate_above_limit),
 		cmocka_unit_test(test_whole_recording),
+		cmocka_unit_test(test_inherit),
+		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_system_while_command),
 		cmocka_unit_test(test_no_closelog),
 	};

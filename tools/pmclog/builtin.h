@@ -8,20 +8,27 @@
 #define PMCLOG_BUILTIN_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <linux/pmclog.h>
 
 #include "pmclog_common.h"
+#include "parse_options.h"
+
+struct pmclog_reader;
 
 /*
  * A subcommand: argv[0] is its name, options follow.  Returns an exit
- * status from <sysexits.h>.
+ * status from <sysexits.h>, as pmclog(1) lists them (EXIT STATUS).
+ * Its name, summary and options are its cmd_usage (parse_options.h),
+ * which `pmclog help` and `pmclog NAME --help` print.
  */
 struct pmclog_command {
-	const char *name;
+	const struct cmd_usage *usage;
 	int (*run)(int argc, char **argv);
-	const char *synopsis;	/* options, after "pmclog NAME " */
-	const char *summary;	/* one line for `pmclog help` */
 };
+
+extern const struct cmd_usage dump_usage, list_usage, record_usage,
+	report_usage, version_usage, help_usage;
 
 int cmd_dump(int argc, char **argv);
 int cmd_list(int argc, char **argv);
@@ -41,6 +48,40 @@ int record_main(int argc, char **argv, struct pmclog_device *dev);
 
 /* The <sysexits.h> status for a pmclog_device__open() that failed with err. */
 int device_open_status(int err);
+
+/*
+ * How a log read by dump or report ended, and the exit status each way
+ * gives: one table (util.c) for every command that reads a log.
+ */
+enum log_end_kind {
+	LOG_END_COMPLETE,	/* CLOSELOG: 0 */
+	LOG_END_NO_CLOSELOG,	/* stops at a record boundary: EX_PROTOCOL */
+	LOG_END_TRUNCATED,	/* a partial last record: EX_PROTOCOL */
+	LOG_END_CORRUPT,	/* a malformed record: EX_DATAERR */
+	LOG_END_NOT_A_LOG,	/* empty, or not INITIALIZE first: EX_DATAERR */
+	LOG_END_UNSUPPORTED,	/* an ABI major this tool does not read: EX_DATAERR */
+	LOG_END_READ_ERROR,	/* read(2) failed: EX_IOERR */
+	LOG_END_NO_MEMORY,	/* EX_OSERR */
+};
+
+struct log_end {
+	enum log_end_kind kind;
+	int status;		/* the exit status of kind */
+	bool readable;		/* INITIALIZE was read: there is something to show */
+	char msg[640];		/* what to say on stderr; "" when complete */
+};
+
+/*
+ * Classify how r's records ran out: ret is pmclog_reader__next()'s last
+ * return, input the path ("-" for standard input, fd), name what to call
+ * it in messages, shown what the records before the damage became
+ * ("printed above", "in the profile above").
+ */
+void log_end_of(struct pmclog_reader *r, int ret, const char *input, int fd,
+		const char *name, const char *shown, struct log_end *e);
+
+/* Set *input to the log named by arg, unless one already was (EX_USAGE). */
+int set_input(const struct cmd_usage *u, const char **input, const char *arg);
 
 /* The libpmclog print callback of the tool: "pmclog: MESSAGE" on stderr. */
 int print_libpmclog(enum pmclog_print_level level, const char *fmt, va_list ap);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmclog dump [-i FILE]: every record of a log, one line each, in the
- * format of lib/pmclog_format.h.  FILE "-" is standard input.
+ * pmclog dump [-i FILE | FILE]: every record of a log, one line each,
+ * in the format of lib/pmclog_format.h.  FILE "-" is standard input.
  *
- * A corrupt or truncated log prints what comes before the bad record,
- * then the reason on stderr, and exits EX_DATAERR.
+ * A log that ends badly prints the records before the damage, then the
+ * reason on stderr, with the exit status report gives for the same log
+ * (log_end_of(), util.c); a file that is not a log prints nothing but
+ * the reason.
  */
 #include <err.h>
 #include <errno.h>
@@ -19,12 +21,26 @@
 
 #define DEFAULT_INPUT "pmclog.data"
 
-static void dump_usage(FILE *f)
+struct dump_args {
+	const char *input;	/* NULL until named */
+};
+
+static int dump_input(void *args, const char *arg)
 {
-	fprintf(f, "usage: pmclog dump [-i FILE]\n"
-		"  -i FILE  the log to print (default %s; - for standard input)\n",
-		DEFAULT_INPUT);
+	return set_input(&dump_usage, &((struct dump_args *)args)->input, arg);
 }
+
+const struct cmd_usage dump_usage = {
+	.name = "dump",
+	.summary = "print every record of a log, one line each",
+	.operands = "[FILE]",
+	.options = (const struct cmd_option[]){
+		OPT_CALLBACK('i', "input", "FILE", dump_input,
+			     "the log (default " DEFAULT_INPUT "; - for standard\n"
+			     "input); also the operand FILE"),
+		OPT_END(),
+	},
+};
 
 static struct pmclog_reader *open_input(const char *input, const char **name)
 {
@@ -36,53 +52,27 @@ static struct pmclog_reader *open_input(const char *input, const char **name)
 	return pmclog_reader__open_fd(STDIN_FILENO, NULL);
 }
 
-/* The exit status and messages for the way the records ran out. */
-static int dump_end(struct pmclog_reader *r, const char *name, int ret)
-{
-	int err = -ret;
-
-	if (ret == 0) {
-		if (pmclog_reader__end(r) == PMCLOG_READER_END_EOF)
-			warnx("%s: no CLOSELOG at offset %llu: the recording was cut short; the records above are complete",
-			      name, (unsigned long long)pmclog_reader__offset(r));
-		return EX_OK;
-	}
-	warnx("%s: %s", name, pmclog_reader__errmsg(r));
-	if (err == EBADMSG)
-		warnx("%s: the records before offset %llu are printed above; nothing after it can be trusted",
-		      name, (unsigned long long)pmclog_reader__offset(r));
-	if (err == EBADMSG || err == EPROTONOSUPPORT)
-		return EX_DATAERR;
-	return err == ENOMEM ? EX_OSERR : EX_IOERR;
-}
-
 int cmd_dump(int argc, char **argv)
 {
-	const char *input = DEFAULT_INPUT, *name;
+	struct dump_args a = { 0 };
+	const char *name;
 	struct pmclog_reader *r;
 	struct pmclog_record rec;
-	int opt, ret, status;
+	struct log_end end;
+	int ret, first, status;
 
-	optind = 1;
-	while ((opt = getopt(argc, argv, "i:h")) != -1) {
-		switch (opt) {
-		case 'i':
-			input = optarg;
-			break;
-		case 'h':
-			dump_usage(stdout);
-			return EX_OK;
-		default:
-			dump_usage(stderr);
-			return EX_USAGE;
-		}
-	}
-	if (optind != argc) {
-		dump_usage(stderr);
-		return EX_USAGE;
-	}
+	ret = parse_options(&dump_usage, argc, argv, &a, &first);
+	if (ret)
+		return ret == PARSE_OPTIONS_HELP ? EX_OK : ret;
+	if (argc - first > 1)
+		return cmd_usage_error(&dump_usage, "unexpected argument '%s': dump reads one log",
+				       argv[first + 1]);
+	if (first < argc && (ret = set_input(&dump_usage, &a.input, argv[first])))
+		return ret;
+	if (!a.input)
+		a.input = DEFAULT_INPUT;
 
-	r = open_input(input, &name);
+	r = open_input(a.input, &name);
 	if (!r) {
 		warn("cannot open %s", name);
 		return errno == ENOMEM ? EX_OSERR : EX_NOINPUT;
@@ -90,11 +80,14 @@ int cmd_dump(int argc, char **argv)
 	while ((ret = pmclog_reader__next(r, &rec)) == 1)
 		if (pmclog_format_record(stdout, &rec))
 			break;
-	if (fflush(stdout) || ferror(stdout)) {
+	if (fflush(stdout) || ferror(stdout) || ret == 1) {
 		warnx("cannot write to standard output: %s", strerror(errno));
 		status = EX_IOERR;
 	} else {
-		status = dump_end(r, name, ret);
+		log_end_of(r, ret, a.input, STDIN_FILENO, name, "printed above", &end);
+		if (end.msg[0])
+			warnx("%s", end.msg);
+		status = end.status;
 	}
 	pmclog_reader__free(r);
 	return status;

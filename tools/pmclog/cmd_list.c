@@ -80,19 +80,25 @@ static void print_counters(const char *what, unsigned int base, unsigned int n,
 	}
 }
 
+const struct cmd_usage list_usage = {
+	.name = "list",
+	.summary = "list the events and which of them this machine's PMU counts",
+	.options = (const struct cmd_option[]){ OPT_END() },
+};
+
 int cmd_list(int argc, char **argv)
 {
 	struct pmclog_pmu_info info;
 	struct list_ctx ctx = { 0 };
 	struct pmclog_device *dev;
 	__u32 abi;
-	int ret;
+	int ret, first;
 
-	(void)argv;
-	if (argc > 1) {
-		fprintf(stderr, "usage: pmclog list\n");
-		return EX_USAGE;
-	}
+	ret = parse_options(&list_usage, argc, argv, NULL, &first);
+	if (ret)
+		return ret == PARSE_OPTIONS_HELP ? EX_OK : ret;
+	if (first != argc)
+		return cmd_usage_error(&list_usage, "unexpected argument '%s'", argv[first]);
 	dev = pmclog_device__open(NULL);
 	if (!dev)
 		return device_open_status(errno);

@@ -16,7 +16,6 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -42,6 +41,8 @@
 
 #define DEFAULT_OUTPUT	"pmclog.data"
 #define DEFAULT_FREQ	1000
+#define STR_(x)		#x
+#define STR(x)		STR_(x)	/* DEFAULT_FREQ in the usage */
 #define READ_BUF_SIZE	(256 * 1024)
 #define TICK_MS		1000	/* live counts; liveness without a pidfd */
 #define DRAIN_TIMEOUT_MS 5000	/* for CLOSELOG after STOP */
@@ -56,7 +57,8 @@ struct record_opts {
 	struct pmclog_alloc allocs[MAX_EVENTS];	/* parsed, with -F or -c */
 	unsigned long long freq;	/* -F; 0 if -c */
 	unsigned long long count;	/* -c; 0 if -F */
-	bool children;		/* -d */
+	bool inherit;		/* descendants too: the default; --no-inherit */
+	const char *inherit_opt;	/* "-d" or "--no-inherit" if given */
 	const char *output;	/* -o; "-" is standard output */
 	int verbosity;		/* -1 for -q, 1 for -v */
 	bool no_kallsyms;	/* --no-kallsyms */
@@ -102,28 +104,6 @@ struct recorder {
 /* ------------------------------------------------------------------ */
 /* Options                                                            */
 
-static void record_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: pmclog record [-a | -p PID | [--] CMD [ARGS...]] [-e EVENT]\n"
-		"                     [-F HZ | -c COUNT] [-d] [-o FILE] [--no-kallsyms] [-q | -v]\n"
-		"  -a        the whole system (with CMD: while CMD runs)\n"
-		"  -p PID    process PID, until it exits or SIGINT\n"
-		"  CMD       run CMD and sample it until it exits\n"
-		"  -d        with -p or CMD: also the descendants\n"
-		"  -e EVENT  cpu-clock (default), cycles, instructions, ref-cycles,\n"
-		"            branches, branch-misses, cache-references, cache-misses,\n"
-		"            or rHEX (raw event select); :u or :k for one mode only\n"
-		"  -F HZ     samples per second per CPU (default %d)\n"
-		"  -c COUNT  one sample every COUNT events (ns for cpu-clock)\n"
-		"  -o FILE   the log (default %s; - for standard output,\n"
-		"            then CMD's standard output goes to standard error)\n"
-		"  --no-kallsyms  do not save the kernel's symbols (/proc/kallsyms) in\n"
-		"            the log; a report then needs -k to name kernel functions\n"
-		"  -q        no counts on stderr;  -v  say more\n",
-		DEFAULT_FREQ, DEFAULT_OUTPUT);
-}
-
 static int parse_number(const char *opt, const char *s, unsigned long long *v)
 {
 	char *end;
@@ -137,44 +117,71 @@ static int parse_number(const char *opt, const char *s, unsigned long long *v)
 	return 0;
 }
 
-static int parse_pid(const char *s, pid_t *pid)
+static int parse_pid(void *args, const char *s)
 {
+	struct record_opts *o = args;
 	unsigned long long v;
 
 	if (parse_number("-p", s, &v))
-		return -1;
+		return EX_USAGE;
 	if (v > 0x7fffffff) {
 		warnx("-p %s: not a process id", s);
-		return -1;
+		return EX_USAGE;
 	}
-	*pid = (pid_t)v;
+	o->pid = (pid_t)v;
 	return 0;
 }
 
+static int parse_freq(void *args, const char *s)
+{
+	return parse_number("-F", s, &((struct record_opts *)args)->freq) ? EX_USAGE : 0;
+}
+
+static int parse_count(void *args, const char *s)
+{
+	return parse_number("-c", s, &((struct record_opts *)args)->count) ? EX_USAGE : 0;
+}
+
+/* -d (pmcstat's, now the default) and --no-inherit (perf's). */
+static int set_inherit(struct record_opts *o, const char *opt, bool inherit)
+{
+	o->inherit = inherit;
+	o->inherit_opt = opt;
+	return 0;
+}
+
+static int parse_descendants(void *args, const char *s)
+{
+	(void)s;
+	return set_inherit(args, "-d", true);
+}
+
+static int parse_no_inherit(void *args, const char *s)
+{
+	(void)s;
+	return set_inherit(args, "--no-inherit", false);
+}
+
+/* Combinations the table cannot tell: 0, or EX_USAGE (said). */
 static int check_options(const struct record_opts *o)
 {
-	if (o->pid && (o->system || o->cmd)) {
-		warnx("-p cannot be combined with -a or a command");
-		return -1;
-	}
-	if (!o->system && !o->pid && !o->cmd) {
-		warnx("say what to record: -a, -p PID, or a command");
-		return -1;
-	}
-	if (o->freq && o->count) {
-		warnx("-F and -c are exclusive");
-		return -1;
-	}
-	if (o->children && o->system) {
-		warnx("-d follows descendants of -p PID or of a command; -a already sees every process");
-		return -1;
-	}
+	if (o->pid && (o->system || o->cmd))
+		return cmd_usage_error(&record_usage, "-p cannot be combined with -a or a command");
+	if (!o->system && !o->pid && !o->cmd)
+		return cmd_usage_error(&record_usage, "say what to record: -a, -p PID, or a command");
+	if (o->freq && o->count)
+		return cmd_usage_error(&record_usage, "-F and -c are exclusive");
+	if (o->inherit_opt && o->system)
+		return cmd_usage_error(&record_usage,
+				       "%s is for the descendants of -p PID or of a command; -a sees every process",
+				       o->inherit_opt);
 	return 0;
 }
 
 /* -e NAME[,NAME...], repeatable: each event its own PMC in the log. */
-static int add_events(struct record_opts *o, const char *arg)
+static int add_events(void *args, const char *arg)
 {
+	struct record_opts *o = args;
 	char *list = strdup(arg), *save = NULL, *name;
 
 	if (!list) {
@@ -239,70 +246,63 @@ static int parse_events(struct record_opts *o)
 	return 0;
 }
 
-static const struct option record_long_options[] = {
-	{ "no-kallsyms", no_argument, NULL, 'K' },
-	{ NULL, 0, NULL, 0 },
+const struct cmd_usage record_usage = {
+	.name = "record",
+	.summary = "sample a command, a process or the whole system into a log file",
+	.operands = "[--] [CMD [ARGS...]]",
+	.stop_at_operand = true,	/* CMD's options are its own */
+	.options = (const struct cmd_option[]){
+		OPT_BOOL('a', NULL, struct record_opts, system, true, 1,
+			 "the whole system (with CMD: while CMD runs)"),
+		OPT_CALLBACK_GROUP('p', NULL, "PID", parse_pid, 1,
+				   "process PID, until it exits or SIGINT"),
+		OPT_CALLBACK('e', NULL, "EVENT", add_events,
+			     "cpu-clock (default), cycles, instructions,\n"
+			     "ref-cycles, branches, branch-misses,\n"
+			     "cache-references, cache-misses, or rHEX (raw event\n"
+			     "select); :u or :k for one mode only; several as a\n"
+			     "comma-separated list, or -e again"),
+		OPT_CALLBACK_GROUP('F', NULL, "HZ", parse_freq, 2,
+				   "samples per second per CPU (default " STR(DEFAULT_FREQ) ")"),
+		OPT_CALLBACK_GROUP('c', NULL, "COUNT", parse_count, 2,
+				   "one sample every COUNT events (ns for cpu-clock)"),
+		OPT_CALLBACK_GROUP('d', NULL, NULL, parse_descendants, 3,
+				   "with -p or CMD: the descendants too, the default\n"
+				   "(pmcstat's -d, kept for its users)"),
+		OPT_CALLBACK_GROUP(0, "no-inherit", NULL, parse_no_inherit, 3,
+				   "with -p or CMD: that process only, not those it\n"
+				   "starts (perf's --no-inherit)"),
+		OPT_STRING('o', NULL, "FILE", struct record_opts, output,
+			   "the log (default " DEFAULT_OUTPUT "; - for standard\n"
+			   "output, then CMD's goes to standard error)"),
+		OPT_BOOL(0, "no-kallsyms", struct record_opts, no_kallsyms, true, 0,
+			 "do not save the kernel's symbols (/proc/kallsyms)\n"
+			 "in the log; a report then needs -k to name kernel\n"
+			 "functions"),
+		OPT_INT('q', NULL, struct record_opts, verbosity, -1, 4,
+			"no counts on stderr"),
+		OPT_INT('v', NULL, struct record_opts, verbosity, 1, 4,
+			"say more"),
+		OPT_END(),
+	},
+	.notes = "CMD, or -p PID, is followed into the processes it forks (as perf record\n"
+		 "does); --no-inherit samples it alone.",
 };
 
-static int parse_options(int argc, char **argv, struct record_opts *o)
+static int parse_options_record(int argc, char **argv, struct record_opts *o)
 {
-	int opt, ret;
+	int ret, first;
 
 	o->output = DEFAULT_OUTPUT;
-	optind = 1;
-	/* '+': the first non-option starts CMD, whose options are its own. */
-	while ((opt = getopt_long(argc, argv, "+ap:e:F:c:do:qvh",
-				  record_long_options, NULL)) != -1) {
-		switch (opt) {
-		case 'K':
-			o->no_kallsyms = true;
-			break;
-		case 'a':
-			o->system = true;
-			break;
-		case 'p':
-			if (parse_pid(optarg, &o->pid))
-				return EX_USAGE;
-			break;
-		case 'e':
-			ret = add_events(o, optarg);
-			if (ret)
-				return ret;
-			break;
-		case 'F':
-			if (parse_number("-F", optarg, &o->freq))
-				return EX_USAGE;
-			break;
-		case 'c':
-			if (parse_number("-c", optarg, &o->count))
-				return EX_USAGE;
-			break;
-		case 'd':
-			o->children = true;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'q':
-			o->verbosity = -1;
-			break;
-		case 'v':
-			o->verbosity = 1;
-			break;
-		case 'h':
-			record_usage(stdout);
-			return -1;
-		default:
-			record_usage(stderr);
-			return EX_USAGE;
-		}
-	}
-	if (optind < argc)
-		o->cmd = argv + optind;
-	if (check_options(o)) {
-		record_usage(stderr);
-		return EX_USAGE;
-	}
+	o->inherit = true;
+	ret = parse_options(&record_usage, argc, argv, o, &first);
+	if (ret)
+		return ret;
+	if (first < argc)
+		o->cmd = argv + first;
+	ret = check_options(o);
+	if (ret)
+		return ret;
 	if (!o->freq && !o->count)
 		o->freq = DEFAULT_FREQ;
 	if (!o->nevents && add_events(o, "cpu-clock"))
@@ -383,7 +383,7 @@ static int attach_target(struct recorder *rec)
 	} else {
 		at.mode = PMCLOG_ATTACH_PROCESS;
 		at.pid = (__u32)rec->target;
-		at.flags = o->children ? PMCLOG_ATTACH_F_CHILDREN : 0;
+		at.flags = o->inherit ? PMCLOG_ATTACH_F_CHILDREN : 0;
 	}
 	err = -pmclog_device__attach(rec->dev, &at);
 	if (!err)
@@ -808,7 +808,7 @@ static void say_what(const struct recorder *rec,
 		fprintf(stderr, "the whole system");
 	else
 		fprintf(stderr, "process %d%s", (int)rec->target,
-			o->children ? " and its descendants" : "");
+			o->inherit ? " and its descendants" : "");
 	fprintf(stderr, " -> %s\n", rec->out_name);
 }
 
@@ -971,11 +971,11 @@ int record_main(int argc, char **argv, struct pmclog_device *dev)
 	};
 	int ret;
 
-	ret = parse_options(argc, argv, &opts);
+	ret = parse_options_record(argc, argv, &opts);
 	if (ret) {
 		pmclog_device__close(dev);
 		free_events(&opts);
-		return ret < 0 ? EX_OK : ret;
+		return ret == PARSE_OPTIONS_HELP ? EX_OK : ret;
 	}
 	rec.buf = malloc(READ_BUF_SIZE);
 	if (!rec.buf) {

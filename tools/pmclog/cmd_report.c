@@ -7,15 +7,15 @@
  * (pmclog_resolve.h); this file parses options and says how the log
  * ended.
  *
- * Exit status: 0 for a complete log; EX_PROTOCOL when the log is cut
- * short (no CLOSELOG, or a partial last record): the profile of what
- * came before is printed; EX_DATAERR for a corrupt record (the same);
- * EX_NOINPUT, EX_USAGE, EX_CANTCREAT, EX_OSERR as usual.
+ * Exit status: how the log ended, as for dump (log_end_of(), util.c):
+ * 0 for a complete log; EX_PROTOCOL when it is cut short (no CLOSELOG,
+ * or a partial last record) and EX_DATAERR for a corrupt record, both
+ * after the profile of what came before; EX_DATAERR with nothing but the
+ * reason for a file that is not a log.  EX_NOINPUT also for a -k or -r
+ * path that does not exist; EX_USAGE, EX_CANTCREAT, EX_OSERR as usual.
  */
 #include <err.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -34,8 +34,8 @@
 #define MAX_PIDS	64
 
 struct report_args {
-	const char *input;
-	const char *format;
+	const char *input;	/* -i, -R or the operand; NULL until named */
+	const char *format;	/* --format, --stdio; NULL until named */
 	const char *gmon_dir;	/* -g */
 	const char *mapfile;	/* -M */
 	struct pmclog_resolver_opts ropts;	/* -r, -k */
@@ -44,53 +44,16 @@ struct report_args {
 	int verbosity;
 };
 
-enum { OPT_SORT = 256, OPT_PID, OPT_TIME, OPT_FORMAT, OPT_DEMANGLE, OPT_NO_DEMANGLE };
-
-static const struct option long_options[] = {
-	{ "input", required_argument, NULL, 'i' },
-	{ "sort", required_argument, NULL, OPT_SORT },
-	{ "pid", required_argument, NULL, OPT_PID },
-	{ "time", required_argument, NULL, OPT_TIME },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "demangle", no_argument, NULL, OPT_DEMANGLE },
-	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-static void report_usage(FILE *f)
+static int parse_sort(void *args, const char *s)
 {
-	fprintf(f,
-		"usage: pmclog report [-i FILE] [-k KERNELDIR|KERNELFILE] [-r ROOT] [-g DIR [-M MAPFILE]]\n"
-		"                     [--sort KEYS] [--pid PID[,PID...]] [--time FROM,TO]\n"
-		"                     [--format text|json|folded]\n"
-		"                     [--no-demangle] [-q | -v]\n"
-		"  -i FILE     the log (default %s; - for standard input)\n"
-		"  -k DIR      where the kernel (vmlinux, System.map) and its modules (.ko,\n"
-		"              .ko.xz, .ko.zst) are, searched below DIR; a kernel file also\n"
-		"              works.  Used for kernel objects the log carries no symbols for\n"
-		"  -r ROOT     prefix of every object path (and of -k): a copy of the\n"
-		"              machine or container the log comes from\n"
-		"  -g DIR      also write a gprof(1) gmon.out profile per object into DIR\n"
-		"  -M MAPFILE  with -g: write \"GMONFILE OBJECT\" lines into MAPFILE\n"
-		"  --sort KEYS comma-separated from pid, dso (object), sym (symbol);\n"
-		"              default dso,sym\n"
-		"  --pid PIDS  only these processes' samples\n"
-		"  --time FROM,TO  only samples taken FROM to TO seconds after the log\n"
-		"              started (decimals allowed; either may be empty)\n"
-		"  --format F  text (default), json (rows and statistics), folded\n"
-		"  --no-demangle  C++ and Rust names as in the symbol table\n"
-		"  -q          no statistics on stderr;  -v  more, and objects by full path\n",
-		DEFAULT_INPUT);
-}
-
-static int parse_sort(struct report_args *a, const char *s)
-{
+	struct report_args *a = args;
 	char *copy = strdup(s), *save = NULL, *tok;
 	int ret = 0;
 
-	if (!copy)
-		return -1;
+	if (!copy) {
+		warn("--sort %s", s);
+		return EX_OSERR;
+	}
 	a->opts.nkeys = 0;
 	for (tok = strtok_r(copy, ",", &save); tok && !ret;
 	     tok = strtok_r(NULL, ",", &save)) {
@@ -112,7 +75,7 @@ static int parse_sort(struct report_args *a, const char *s)
 	free(copy);
 	if (ret || !a->opts.nkeys)
 		warnx("--sort %s: expected a comma-separated list of pid, dso, sym, each once", s);
-	return ret || !a->opts.nkeys ? -1 : 0;
+	return ret || !a->opts.nkeys ? EX_USAGE : 0;
 }
 
 /* One side of --time: seconds, or empty for the log's edge (*ns kept). */
@@ -136,8 +99,9 @@ static int parse_seconds(const char *s, size_t len, __u64 *ns)
 }
 
 /* --time FROM,TO: seconds after INITIALIZE; FROM or TO may be empty. */
-static int parse_time(struct report_args *a, const char *s)
+static int parse_time(void *args, const char *s)
 {
+	struct report_args *a = args;
 	const char *comma = strchr(s, ',');
 
 	a->opts.time_from = 0;
@@ -146,14 +110,15 @@ static int parse_time(struct report_args *a, const char *s)
 	    parse_seconds(comma + 1, strlen(comma + 1), &a->opts.time_to) ||
 	    a->opts.time_from >= a->opts.time_to) {
 		warnx("--time %s: expected FROM,TO in seconds after the log's start, FROM < TO (e.g. 1.5,3 or ,2)", s);
-		return -1;
+		return EX_USAGE;
 	}
 	a->opts.has_time = true;
 	return 0;
 }
 
-static int parse_pids(struct report_args *a, const char *s)
+static int parse_pids(void *args, const char *s)
 {
+	struct report_args *a = args;
 	const char *p = s;
 	char *end;
 
@@ -165,7 +130,7 @@ static int parse_pids(struct report_args *a, const char *s)
 		if (errno || end == p || v > 0xffffffffUL || (*end && *end != ',') ||
 		    a->opts.npids == MAX_PIDS) {
 			warnx("--pid %s: expected up to %d comma-separated process ids", s, MAX_PIDS);
-			return -1;
+			return EX_USAGE;
 		}
 		a->pids[a->opts.npids++] = (__u32)v;
 		p = *end ? end + 1 : end;
@@ -182,124 +147,176 @@ static bool known_format(const char *name)
 	return false;
 }
 
-static int parse_one(struct report_args *a, int opt)
+/* --format F, or --stdio (perf's): the one format, named once. */
+static int set_format(struct report_args *a, const char *spelled, const char *name)
 {
-	switch (opt) {
-	case 'i': a->input = optarg; return 0;
-	case 'k': a->ropts.kernel = optarg; return 0;
-	case 'r': a->ropts.root = optarg; return 0;
-	case 'g': a->gmon_dir = optarg; return 0;
-	case 'M': a->mapfile = optarg; return 0;
-	case 'q': a->verbosity = -1; return 0;
-	case 'v': a->verbosity = 1; return 0;
-	case OPT_SORT: return parse_sort(a, optarg) ? EX_USAGE : 0;
-	case OPT_PID: return parse_pids(a, optarg) ? EX_USAGE : 0;
-	case OPT_TIME: return parse_time(a, optarg) ? EX_USAGE : 0;
-	case OPT_FORMAT:
-		a->format = optarg;
-		if (known_format(optarg))
-			return 0;
-		warnx("--format %s: expected text, json or folded", optarg);
+	if (a->format && strcmp(a->format, name)) {
+		warnx("%s: the format is already %s (--format and --stdio choose one format)",
+		      spelled, a->format);
 		return EX_USAGE;
-	case OPT_DEMANGLE: a->opts.demangle = true; return 0;
-	case OPT_NO_DEMANGLE: a->opts.demangle = false; return 0;
-	case 'h': report_usage(stdout); return -1;
-	default: report_usage(stderr); return EX_USAGE;
 	}
+	a->format = name;
+	return 0;
+}
+
+static int parse_format(void *args, const char *arg)
+{
+	if (!known_format(arg)) {
+		warnx("--format %s: expected text, json or folded", arg);
+		return EX_USAGE;
+	}
+	return set_format(args, "--format", arg);
+}
+
+static int parse_stdio(void *args, const char *arg)
+{
+	(void)arg;
+	return set_format(args, "--stdio", "text");
+}
+
+static int parse_input(void *args, const char *arg)
+{
+	return set_input(&report_usage, &((struct report_args *)args)->input, arg);
+}
+
+static int parse_kernel(void *args, const char *arg)
+{
+	((struct report_args *)args)->ropts.kernel = arg;
+	return 0;
+}
+
+static int parse_root(void *args, const char *arg)
+{
+	((struct report_args *)args)->ropts.root = arg;
+	return 0;
+}
+
+const struct cmd_usage report_usage = {
+	.name = "report",
+	.summary = "the profile of a log: samples by object and function",
+	.operands = "[FILE]",
+	.options = (const struct cmd_option[]){
+		OPT_CALLBACK('i', "input", "FILE", parse_input,
+			     "the log (default " DEFAULT_INPUT "; - for standard\n"
+			     "input); also the operand FILE"),
+		OPT_ALIAS_CALLBACK('R', NULL, "FILE", parse_input,
+				   "the same as -i (pmcstat's -R)"),
+		OPT_CALLBACK('k', NULL, "DIR|FILE", parse_kernel,
+			     "where the kernel (vmlinux, System.map) and its\n"
+			     "modules (.ko, .ko.xz, .ko.zst) are, searched below\n"
+			     "DIR; a kernel file also works.  Used for kernel\n"
+			     "objects the log carries no symbols for"),
+		OPT_CALLBACK('r', NULL, "ROOT", parse_root,
+			     "prefix of every object path (and of -k): a copy\n"
+			     "of the machine or container the log comes from"),
+		OPT_STRING('g', NULL, "DIR", struct report_args, gmon_dir,
+			   "also write a gprof(1) gmon.out profile per object\n"
+			   "into DIR"),
+		OPT_STRING('M', NULL, "MAPFILE", struct report_args, mapfile,
+			   "with -g: write \"GMONFILE OBJECT\" lines into MAPFILE"),
+		OPT_CALLBACK(0, "sort", "KEYS", parse_sort,
+			     "comma-separated from pid, dso (object), sym (symbol);\n"
+			     "default dso,sym"),
+		OPT_CALLBACK(0, "pid", "PIDS", parse_pids,
+			     "only these processes' samples (PID[,PID...])"),
+		OPT_CALLBACK(0, "time", "FROM,TO", parse_time,
+			     "only samples taken FROM to TO seconds after the log\n"
+			     "started (decimals allowed; either may be empty)"),
+		OPT_CALLBACK(0, "format", "text|json|folded", parse_format,
+			     "a table (the default), JSON rows and statistics,\n"
+			     "or folded stacks"),
+		OPT_CALLBACK(0, "stdio", NULL, parse_stdio,
+			     "the table on standard output, as perf's --stdio:\n"
+			     "--format text"),
+		OPT_BOOL(0, "demangle", struct report_args, opts.demangle, true, 1,
+			 "demangle C++ and Rust names (the default)"),
+		OPT_BOOL(0, "no-demangle", struct report_args, opts.demangle, false, 1,
+			 "C++ and Rust names as in the symbol table"),
+		OPT_INT('q', NULL, struct report_args, verbosity, -1, 2,
+			"no statistics on stderr"),
+		OPT_INT('v', NULL, struct report_args, verbosity, 1, 2,
+			"more statistics, and objects by full path"),
+		OPT_END(),
+	},
+	.notes = "A -k or -r path that does not exist is an error (EX_NOINPUT), as perf\n"
+		 "report's -k is.",
+};
+
+/*
+ * -k and -r name files that must exist: a report without them would
+ * name nothing from them, and say so only object by object.  As perf
+ * report does for -k ("Invalid file"), that is an error.
+ */
+static int check_paths(const struct report_args *a)
+{
+	const char *root = a->ropts.root, *kernel = a->ropts.kernel;
+	struct stat st;
+	char path[4096];
+	size_t n;
+
+	if (root && *root) {
+		if (stat(root, &st) < 0) {
+			warn("-r %s", root);
+			return EX_NOINPUT;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			warnx("-r %s: not a directory (the root the objects' paths are under)", root);
+			return EX_NOINPUT;
+		}
+	}
+	if (!kernel)
+		return 0;
+	/* Where the resolver looks: ROOT (less its trailing slashes) + -k. */
+	n = root ? strlen(root) : 0;
+	while (n && root[n - 1] == '/')
+		n--;
+	if ((size_t)snprintf(path, sizeof(path), "%.*s%s", (int)n, root ? root : "",
+			     kernel) >= sizeof(path)) {
+		warnx("-k %s: path too long", kernel);
+		return EX_USAGE;
+	}
+	if (stat(path, &st) < 0) {
+		if (n)
+			warnx("-k %s: %s (under -r %s: %s)", kernel, strerror(errno), root, path);
+		else
+			warn("-k %s", kernel);
+		return EX_NOINPUT;
+	}
+	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
-	int opt, ret;
+	int ret, first;
 
-	a->input = DEFAULT_INPUT;
-	a->format = "text";
 	a->opts.keys[0] = PMCLOG_SORT_DSO;
 	a->opts.keys[1] = PMCLOG_SORT_SYM;
 	a->opts.nkeys = 2;
 	a->opts.demangle = true;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "i:k:r:g:M:qvh", long_options, NULL)) != -1) {
-		ret = parse_one(a, opt);
-		if (ret)
-			return ret;
-	}
-	if (optind != argc) {
-		warnx("unexpected argument '%s'", argv[optind]);
-		report_usage(stderr);
-		return EX_USAGE;
-	}
-	if (a->mapfile && !a->gmon_dir) {
-		warnx("-M MAPFILE goes with -g DIR (the map names the files written there)");
-		return EX_USAGE;
-	}
+	ret = parse_options(&report_usage, argc, argv, a, &first);
+	if (ret)
+		return ret;
+	if (argc - first > 1)
+		return cmd_usage_error(&report_usage, "unexpected argument '%s': report reads one log",
+				       argv[first + 1]);
+	if (first < argc && (ret = set_input(&report_usage, &a->input, argv[first])))
+		return ret;
+	if (!a->input)
+		a->input = DEFAULT_INPUT;
+	if (!a->format)
+		a->format = "text";
+	if (a->mapfile && !a->gmon_dir)
+		return cmd_usage_error(&report_usage,
+				       "-M MAPFILE goes with -g DIR (the map names the files written there)");
 	a->opts.full_paths = a->verbosity > 0;
-	return 0;
+	return check_paths(a);
 }
 
 /* ------------------------------------------------------------------ */
 /* Reading                                                            */
 
-/*
- * Was the bad record at offset cut short by the end of the file (rather
- * than corrupt)?  Only a regular file can say.
- */
-static bool cut_short(const char *input, __u64 offset)
-{
-	struct pmclog_header h;
-	struct stat st;
-	bool cut = false;
-	int fd;
-
-	if (!strcmp(input, "-"))
-		return false;
-	fd = open(input, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	if (!fstat(fd, &st) && (__u64)st.st_size >= offset) {
-		__u64 left = (__u64)st.st_size - offset;
-
-		cut = left < sizeof(h) ||
-		      (pread(fd, &h, sizeof(h), (off_t)offset) == sizeof(h) &&
-		       h.magic == PMCLOG_HEADER_MAGIC && h.length > left);
-	}
-	close(fd);
-	return cut;
-}
-
-struct read_result {
-	int status;		/* EX_OK, EX_PROTOCOL, EX_DATAERR, ... */
-	char msg[512];		/* what to say after the report */
-};
-
-static void read_end(struct pmclog_reader *r, const struct report_args *a,
-		     const char *name, int ret, struct read_result *res)
-{
-	unsigned long long off = (unsigned long long)pmclog_reader__offset(r);
-
-	if (ret == 0 && pmclog_reader__end(r) == PMCLOG_READER_END_CLOSELOG)
-		return;
-	if (ret == 0) {
-		snprintf(res->msg, sizeof(res->msg),
-			 "%s: the log stops at offset %llu without CLOSELOG (the recording was cut short); the profile covers the records before it",
-			 name, off);
-		res->status = EX_PROTOCOL;
-	} else if (-ret == EBADMSG && cut_short(a->input, off)) {
-		snprintf(res->msg, sizeof(res->msg),
-			 "%s: truncated at offset %llu: %s; the profile covers the records before it",
-			 name, off, pmclog_reader__errmsg(r));
-		res->status = EX_PROTOCOL;
-	} else {
-		snprintf(res->msg, sizeof(res->msg),
-			 "%s: corrupt record at offset %llu: %s; the profile covers the records before it, nothing after it",
-			 name, off, pmclog_reader__errmsg(r));
-		res->status = -ret == EBADMSG || -ret == EPROTONOSUPPORT ?
-			      EX_DATAERR : -ret == ENOMEM ? EX_OSERR : EX_IOERR;
-	}
-}
-
 static int read_log(const struct report_args *a, struct pmclog_replay *rp,
-		    struct read_result *res)
+		    struct log_end *end)
 {
 	bool stdin_input = !strcmp(a->input, "-");
 	const char *name = stdin_input ? "standard input" : a->input;
@@ -321,13 +338,13 @@ static int read_log(const struct report_args *a, struct pmclog_replay *rp,
 			return EX_OSERR;
 		}
 	}
-	read_end(r, a, name, ret, res);
+	log_end_of(r, ret, a->input, STDIN_FILENO, name, "in the profile above", end);
 	pmclog_reader__free(r);
-	if (ret == -EPROTONOSUPPORT) {
-		/* Nothing of it can be read: no empty profile. */
-		warnx("%s", res->msg);
-		res->msg[0] = '\0';
-		return EX_DATAERR;
+	if (!end->readable) {
+		/* Not a log, or nothing of it can be read: no empty profile. */
+		warnx("%s", end->msg);
+		end->msg[0] = '\0';
+		return end->status;
 	}
 	return 0;
 }
@@ -384,20 +401,20 @@ static int produce(struct report_ctx *c, const struct report_args *a)
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { 0 };
-	struct read_result rr = { .status = EX_OK };
+	struct log_end end = { .status = EX_OK };
 	struct report_ctx c = { 0 };
 	int ret;
 
 	ret = parse_args(argc, argv, &a);
 	if (ret)
-		return ret < 0 ? EX_OK : ret;
+		return ret == PARSE_OPTIONS_HELP ? EX_OK : ret;
 	ret = ctx_init(&c, &a);
 	if (!ret)
-		ret = read_log(&a, c.replay, &rr);
+		ret = read_log(&a, c.replay, &end);
 	if (!ret)
 		ret = produce(&c, &a);
-	if (rr.msg[0])
-		warnx("%s", rr.msg);
+	if (end.msg[0])
+		warnx("%s", end.msg);
 	ctx_free(&c);
-	return ret ? ret : rr.status;
+	return ret ? ret : end.status;
 }

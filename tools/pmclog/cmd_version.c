@@ -6,7 +6,8 @@
  *   module abi=1.0.0 device=/dev/pmclog
  *
  * The second line is missing, with the reason on stderr, when the device
- * does not open; that is not an error of this command.
+ * does not open; that is not an error of this command.  `pmclog
+ * --version` is this command.
  */
 #include <stdio.h>
 #include <sysexits.h>
@@ -20,16 +21,24 @@ static void print_abi(const char *who, __u32 v)
 	       PMCLOG_ABI_VERSION_MINOR(v), PMCLOG_ABI_VERSION_PATCH(v));
 }
 
+const struct cmd_usage version_usage = {
+	.name = "version",
+	.summary = "print the ABI versions of this tool and of the loaded module",
+	.options = (const struct cmd_option[]){ OPT_END() },
+	.notes = "'pmclog --version' is the same command.",
+};
+
 int cmd_version(int argc, char **argv)
 {
 	struct pmclog_device_opts opts = PMCLOG_DEVICE_OPTS_INIT;
 	struct pmclog_device *dev;
+	int ret, first;
 
-	(void)argv;
-	if (argc > 1) {
-		fprintf(stderr, "usage: pmclog version\n");
-		return EX_USAGE;
-	}
+	ret = parse_options(&version_usage, argc, argv, NULL, &first);
+	if (ret)
+		return ret == PARSE_OPTIONS_HELP ? EX_OK : ret;
+	if (first != argc)
+		return cmd_usage_error(&version_usage, "unexpected argument '%s'", argv[first]);
 	print_abi("tool", PMCLOG_ABI_CURRENT);
 	printf("\n");
 	fflush(stdout);

@@ -3,8 +3,11 @@
  * pmclog(1): record and decode pmclog sampling logs.
  *
  * Each subcommand is a row of the table below: a thin layer that parses
- * its options and calls libpmclog.  A new one (report) is a new row.
+ * its options (its cmd_usage, parse_options.h) and calls libpmclog.  A
+ * new one is a new row.  `pmclog --version` is `pmclog version`, and
+ * `pmclog help CMD` is `pmclog CMD --help`, as in perf.
  */
+#include <err.h>
 #include <stdio.h>
 #include <string.h>
 #include <sysexits.h>
@@ -12,48 +15,73 @@
 #include "builtin.h"
 
 static const struct pmclog_command commands[] = {
-	{ "record", cmd_record,
-	  "[-a | -p PID | [--] CMD [ARGS...]] [-e EVENT] [-F HZ | -c COUNT] [-d] [-o FILE] [--no-kallsyms] [-q | -v]",
-	  "sample a command, a process or the whole system into a log file" },
-	{ "report", cmd_report,
-	  "[-i FILE] [-k KERNELDIR] [-r ROOT] [-g DIR [-M MAPFILE]] [--sort KEYS] [--pid PIDS] [--format text|json|folded] [-q | -v]",
-	  "the profile of a log: samples by object and function" },
-	{ "dump", cmd_dump, "[-i FILE]",
-	  "print every record of a log, one line each" },
-	{ "list", cmd_list, "",
-	  "list the events and which of them this machine's PMU counts" },
-	{ "version", cmd_version, "",
-	  "print the ABI versions of this tool and of the loaded module" },
-	{ "help", cmd_help, "",
-	  "print this help" },
+	{ &record_usage, cmd_record },
+	{ &report_usage, cmd_report },
+	{ &dump_usage, cmd_dump },
+	{ &list_usage, cmd_list },
+	{ &version_usage, cmd_version },
+	{ &help_usage, cmd_help },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct pmclog_command *find_command(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(name, commands[i].usage->name))
+			return &commands[i];
+	return NULL;
+}
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: pmclog COMMAND [OPTIONS]\n\ncommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-8s %s\n", commands[i].usage->name, commands[i].usage->summary);
 	fprintf(f, "\n");
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "  pmclog %s%s%s\n", commands[i].name,
-			*commands[i].synopsis ? " " : "", commands[i].synopsis);
-	fprintf(f, "\nThe device is %s (set PMCLOG_DEVICE to use another).\n",
-		PMCLOG_DEVICE_PATH);
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		const struct cmd_usage *u = commands[i].usage;
+
+		cmd_synopsis_print(u, f, fprintf(f, "  pmclog %s", u->name));
+		fprintf(f, "\n");
+	}
+	fprintf(f, "\n'pmclog COMMAND --help' says what its options do; 'pmclog --version' is\n"
+		"'pmclog version'.  The device is %s (set PMCLOG_DEVICE to use\n"
+		"another).\n", PMCLOG_DEVICE_PATH);
 }
+
+const struct cmd_usage help_usage = {
+	.name = "help",
+	.summary = "print this help, or with COMMAND that command's usage",
+	.operands = "[COMMAND]",
+	.options = (const struct cmd_option[]){ OPT_END() },
+};
 
 int cmd_help(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	usage(stdout);
-	return EX_OK;
+	const struct pmclog_command *c;
+	int ret, first;
+
+	ret = parse_options(&help_usage, argc, argv, NULL, &first);
+	if (ret)
+		return ret == PARSE_OPTIONS_HELP ? EX_OK : ret;
+	if (argc - first > 1)
+		return cmd_usage_error(&help_usage, "one command at most");
+	if (first == argc) {
+		usage(stdout);
+	} else {
+		c = find_command(argv[first]);
+		if (!c)
+			return cmd_usage_error(&help_usage, "unknown command '%s'", argv[first]);
+		cmd_usage_print(c->usage, stdout);
+	}
+	return fflush(stdout) ? EX_IOERR : EX_OK;
 }
 
 int main(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : NULL;
+	const struct pmclog_command *c;
 
 	pmclog_set_print(print_libpmclog);
 
@@ -63,9 +91,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(name, "-h") || !strcmp(name, "--help"))
 		return cmd_help(argc - 1, argv + 1);
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (!strcmp(name, commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "pmclog: unknown command '%s'; try 'pmclog help'\n", name);
+	if (!strcmp(name, "--version"))
+		return cmd_version(argc - 1, argv + 1);
+	c = find_command(name);
+	if (c)
+		return c->run(argc - 1, argv + 1);
+	warnx("unknown command '%s'; try 'pmclog help'", name);
 	return EX_USAGE;
 }

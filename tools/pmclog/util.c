@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the commands share: how libpmclog's messages are printed, and
- * the exit status of a device that did not open.
+ * What the commands share: how libpmclog's messages are printed, the
+ * exit status of a device that did not open, how a log's records ran
+ * out and the exit status each way gives (the table of pmclog(1)'s EXIT
+ * STATUS, the same for dump and report), and the one log they read.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sysexits.h>
+#include <unistd.h>
 
 #include "builtin.h"
+#include "pmclog_reader.h"
 
 int print_libpmclog(enum pmclog_print_level level, const char *fmt, va_list ap)
 {
@@ -33,4 +40,113 @@ int device_open_status(int err)
 	default:
 		return EX_OSERR;
 	}
+}
+
+/* The exit status of each way a log ends (pmclog(1), EXIT STATUS). */
+static const int log_end_status[] = {
+	[LOG_END_COMPLETE]	= EX_OK,
+	[LOG_END_NO_CLOSELOG]	= EX_PROTOCOL,
+	[LOG_END_TRUNCATED]	= EX_PROTOCOL,
+	[LOG_END_CORRUPT]	= EX_DATAERR,
+	[LOG_END_NOT_A_LOG]	= EX_DATAERR,
+	[LOG_END_UNSUPPORTED]	= EX_DATAERR,
+	[LOG_END_READ_ERROR]	= EX_IOERR,
+	[LOG_END_NO_MEMORY]	= EX_OSERR,
+};
+
+/*
+ * Did the bad record at offset run into the end of the input (a log cut
+ * short) rather than hold bad bytes?  Only a regular file can say: a
+ * named one, or standard input redirected from one.
+ */
+static bool cut_short(const char *input, int fd, __u64 offset)
+{
+	struct pmclog_header h;
+	struct stat st;
+	bool cut = false, own = strcmp(input, "-") != 0;
+
+	if (own)
+		fd = open(input, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && (__u64)st.st_size >= offset) {
+		__u64 left = (__u64)st.st_size - offset;
+
+		/* Nothing left is a clean end, or an empty file: not a cut. */
+		cut = (left && left < sizeof(h)) ||
+		      (pread(fd, &h, sizeof(h), (off_t)offset) == sizeof(h) &&
+		       h.magic == PMCLOG_HEADER_MAGIC && h.length > left);
+	}
+	if (own)
+		close(fd);
+	return cut;
+}
+
+void log_end_of(struct pmclog_reader *r, int ret, const char *input, int fd,
+		const char *name, const char *shown, struct log_end *e)
+{
+	unsigned long long off = (unsigned long long)pmclog_reader__offset(r);
+	const char *why = pmclog_reader__errmsg(r);
+
+	e->readable = pmclog_reader__initialize(r) != NULL;
+	e->msg[0] = '\0';
+	if (ret == 0 && pmclog_reader__end(r) == PMCLOG_READER_END_CLOSELOG)
+		e->kind = LOG_END_COMPLETE;
+	else if (ret == 0)
+		e->kind = LOG_END_NO_CLOSELOG;
+	else if (ret == -EBADMSG && cut_short(input, fd, off))
+		e->kind = LOG_END_TRUNCATED;
+	else if (ret == -EBADMSG && !e->readable)
+		e->kind = LOG_END_NOT_A_LOG;
+	else if (ret == -EBADMSG)
+		e->kind = LOG_END_CORRUPT;
+	else if (ret == -EPROTONOSUPPORT)
+		e->kind = LOG_END_UNSUPPORTED;
+	else if (ret == -ENOMEM)
+		e->kind = LOG_END_NO_MEMORY;
+	else
+		e->kind = LOG_END_READ_ERROR;
+	e->status = log_end_status[e->kind];
+
+	switch (e->kind) {
+	case LOG_END_COMPLETE:
+		break;
+	case LOG_END_NO_CLOSELOG:
+		snprintf(e->msg, sizeof(e->msg),
+			 "%s: the log stops at offset %llu without CLOSELOG: the recording was cut short (the recorder was killed, or the module did not end the log); the records before it are complete, %s",
+			 name, off, shown);
+		break;
+	case LOG_END_TRUNCATED:
+		if (e->readable)
+			snprintf(e->msg, sizeof(e->msg),
+				 "%s: truncated at offset %llu: %s; the records before it are complete, %s",
+				 name, off, why, shown);
+		else
+			snprintf(e->msg, sizeof(e->msg),
+				 "%s: truncated at offset %llu: %s; nothing of the log is left",
+				 name, off, why);
+		break;
+	case LOG_END_CORRUPT:
+		snprintf(e->msg, sizeof(e->msg),
+			 "%s: corrupt record at offset %llu: %s; the records before it are %s, nothing after it can be trusted",
+			 name, off, why, shown);
+		break;
+	case LOG_END_NOT_A_LOG:
+		snprintf(e->msg, sizeof(e->msg), "%s: not a pmclog log: %s", name, why);
+		break;
+	case LOG_END_UNSUPPORTED:
+	case LOG_END_READ_ERROR:
+	case LOG_END_NO_MEMORY:
+		snprintf(e->msg, sizeof(e->msg), "%s: %s", name, why[0] ? why : strerror(-ret));
+		break;
+	}
+}
+
+int set_input(const struct cmd_usage *u, const char **input, const char *arg)
+{
+	if (*input && strcmp(*input, arg))
+		return cmd_usage_error(u, "two logs named, '%s' and '%s': pmclog %s reads one",
+				       *input, arg, u->name);
+	*input = arg;
+	return 0;
 }

@@ -21,7 +21,8 @@ HZ_REQ=1000
 
 # The command both recordings run: two loads, each exercised, the first
 # one spinning in its init function too.  A shell builtin does the write,
-# so in process mode the samples belong to the target.
+# so in process mode the samples belong to the target; insmod, its
+# child, is followed (descendants are, by default).
 cat >"$OUT/exercise.sh" <<EOS
 insmod $TESTMOD init_spin_ms=$INIT_MS || exit 1
 echo $BUSY_MS >/proc/pmclog_testmod || exit 1
@@ -78,9 +79,8 @@ check_log() {
 			in_band $((n_fn * 100 / n_mod)) 80 100 "$_name: load $load: share of them in pmclog_testmod_busy (percent)"
 	done <"$OUT/$_name.maps"
 
-	# The init text: samples while the first load spun in its init.  In
-	# process mode insmod is a child of the target, not followed (no -d).
-	[ "$_name" = system ] || return 0
+	# The init text: samples while the first load spun in its init, in
+	# insmod, which process mode follows as the target's child.
 	# shellcheck disable=SC2046 # three words on purpose
 	set -- $(awk '$1 == "0xa" { print $2, $3, $4; exit }' "$OUT/$_name.maps")
 	if [ $# = 3 ]; then

@@ -3,8 +3,9 @@
 # timeout: 150
 #
 # fork + exec + exit: PROCFORK, PROCEXEC (then the new image's MAP_IN)
-# and PROCEXIT for each child with -d and system-wide; without -d, no
-# record at all about the children, which are not targets.
+# and PROCEXIT for each child in process mode (descendants are followed
+# by default) and system-wide; with --no-inherit, no record at all about
+# the children, which are not targets.
 # shellcheck source=tests/vm/lib.sh
 . /lib/vmtest/lib.sh
 require_module
@@ -31,7 +32,7 @@ record() {
 count() { kv_awk "$1" "$2"' { n++ } END { print n + 0 }'; }
 
 for name in children system; do
-	if [ "$name" = system ]; then record "$name" -a; else record "$name" -d; fi
+	if [ "$name" = system ]; then record "$name" -a; else record "$name"; fi
 	txt=$OUT/$name.txt
 	forker=$(kv_awk "$txt" '$1 == "PROCEXEC" && f["path"] == "/bin/forker" { print f["pid"]; exit }')
 	[ -n "$forker" ] && ok "$name: PROCEXEC of /bin/forker" || not_ok "$name: PROCEXEC of /bin/forker"
@@ -50,8 +51,8 @@ for name in children system; do
 	is "$(wc -l <"$OUT/$name.pids")" "$CHILDREN" "$name: forker ran $CHILDREN children"
 done
 
-record self
+record self --no-inherit
 pids=$(tr '\n' '|' <"$OUT/self.pids")
 is "$(kv_awk "$OUT/self.txt" '($1 ~ /^PROC|^MAP_|^PCSAMPLE/) && (f["pid"] ~ /^('"${pids%|}"')$/) { n++ } END { print n + 0 }')" 0 \
-	"without -d: no record about the children"
-is "$(wc -l <"$OUT/self.pids")" "$CHILDREN" "without -d: forker ran $CHILDREN children"
+	"--no-inherit: no record about the children"
+is "$(wc -l <"$OUT/self.pids")" "$CHILDREN" "--no-inherit: forker ran $CHILDREN children"
