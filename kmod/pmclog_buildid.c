@@ -27,6 +27,7 @@
 #include <linux/buildid.h>
 #include <linux/elf.h>
 #include <linux/highmem.h>
+#include <linux/hugetlb.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/pagemap.h>
@@ -144,6 +145,9 @@ bool pmclog_buildid_of_file(struct file *file, void *buf,
 	bool is64;
 
 	BUILD_BUG_ON(PMCLOG_SCRATCH_SIZE < PMCLOG_BUILDID_PHNUM * sizeof(Elf64_Phdr));
+	/* hugetlbfs indexes its page cache in huge pages, not PAGE_SIZE. */
+	if (is_file_hugepages(file))
+		return false;
 	if (isize < (loff_t)sizeof(eh.e64) ||
 	    !pmclog_buildid_copy(mapping, 0, &eh, sizeof(eh.e64)))
 		return false;

@@ -71,6 +71,34 @@ is "$(kv_awk "$OUT/dl.dump" '$1 == "BUILDID" && f["pid"] != -1 && f["synth"] == 
 	"dlswap: no BUILDID of a process is the recorder's"
 
 # ------------------------------------------------------------------
+# A library replaced on disk after the run: not read for names (its
+# build-id is not the log's), said; the archive still names it
+
+# sum_sym FOLDED OBJECT SYMBOL: the samples of OBJECT;SYMBOL.
+sum_sym() { awk -v k="$2;$3" '{ c = $NF; sub(/ [0-9]+$/, "") } $0 == k { n += c } END { print n + 0 }' "$1"; }
+
+bounded 60 pmclog record -F $HZ_REQ --archive "$OUT/arch" -o "$OUT/ar.pmclog" -- /bin/dlswap $LIBDIR 1 \
+	>"$OUT/ar-record.out" 2>"$OUT/ar-record.err"
+is "$?" 0 "record dlswap --archive exits 0" || diag "$(tail -n 3 "$OUT/ar-record.err")"
+diag "$(grep 'archived' "$OUT/ar-record.err")"
+cmp -s "$LIBDIR/libhot_a.so" "$OUT/arch$LIBDIR/libhot_a.so"
+is "$?" 0 "the archive holds libhot_a.so as it was mapped"
+cp "$LIBDIR/libhot_a.so" "$OUT/libhot_a.so.orig"
+cp "$LIBDIR/libhot_b.so" "$LIBDIR/libhot_a.so"
+bounded 60 pmclog report -i "$OUT/ar.pmclog" --format folded >"$OUT/ar.folded" 2>"$OUT/ar.err"
+is "$?" 0 "report with libhot_a.so replaced exits 0" || diag "$(tail -n 3 "$OUT/ar.err")"
+grep 'libhot' "$OUT/ar.folded" | while IFS= read -r l; do diag "  $l"; done
+grep -q "libhot_a.so.*build-id" "$OUT/ar.err"
+is "$?" 0 "report says libhot_a.so is not the build the log mapped" || diag "$(cat "$OUT/ar.err")"
+is "$(sum_sym "$OUT/ar.folded" libhot_a.so hot_b)" 0 "no sample of libhot_a.so is named after the file now there"
+is "$(sum_sym "$OUT/ar.folded" libhot_a.so hot_a)" 0 "libhot_a.so's samples are not named from the file now there"
+at_least "$(sum_sym "$OUT/ar.folded" libhot_b.so hot_b)" 10 "libhot_b.so, unchanged, is still named"
+bounded 60 pmclog report -i "$OUT/ar.pmclog" -r "$OUT/arch" --format folded >"$OUT/ar-r.folded" 2>"$OUT/ar-r.err"
+is "$?" 0 "report -r ARCHIVE exits 0" || diag "$(tail -n 3 "$OUT/ar-r.err")"
+at_least "$(sum_sym "$OUT/ar-r.folded" libhot_a.so hot_a)" 10 "report -r ARCHIVE names libhot_a.so's samples hot_a"
+cp "$OUT/libhot_a.so.orig" "$LIBDIR/libhot_a.so"
+
+# ------------------------------------------------------------------
 # The kernel and the modules loaded at START: the recorder's, from /sys
 
 kmap=$(kv_awk "$OUT/dl.dump" '$1 == "MAP_IN" && f["path"] == "[kernel]" { print f["start"]; exit }')
