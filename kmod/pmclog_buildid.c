@@ -27,8 +27,8 @@
 #include <linux/buildid.h>
 #include <linux/elf.h>
 #include <linux/highmem.h>
-#include <linux/hugetlb.h>
 #include <linux/kprobes.h>
+#include <linux/magic.h>
 #include <linux/module.h>
 #include <linux/pagemap.h>
 #include <linux/spinlock.h>
@@ -50,6 +50,8 @@ static_assert(PMCLOG_BUILD_ID_MAX == BUILD_ID_SIZE_MAX);
 /*
  * Copy [@pos, @pos + @len) of @mapping from the page cache into @buf.
  * False when a page is not there or not up to date: nothing is read in.
+ * find_get_page() rather than filemap_get_folio(), whose miss is NULL on
+ * 6.1 and an ERR_PTR on 6.12; it gives the right page of a large folio.
  */
 static bool pmclog_buildid_copy(struct address_space *mapping, loff_t pos,
 				void *buf, size_t len)
@@ -145,9 +147,17 @@ bool pmclog_buildid_of_file(struct file *file, void *buf,
 	bool is64;
 
 	BUILD_BUG_ON(PMCLOG_SCRATCH_SIZE < PMCLOG_BUILDID_PHNUM * sizeof(Elf64_Phdr));
-	/* hugetlbfs indexes its page cache in huge pages, not PAGE_SIZE. */
-	if (is_file_hugepages(file))
+	/*
+	 * hugetlbfs (SHM_HUGETLB and MFD_HUGETLB included) indexes its page
+	 * cache in huge pages, not PAGE_SIZE; secretmem pages are not in the
+	 * direct map (mounted noexec today, but not by our say).  By the
+	 * superblock: is_file_hugepages() needs symbols 6.1 does not export.
+	 */
+	switch (file_inode(file)->i_sb->s_magic) {
+	case HUGETLBFS_MAGIC:
+	case SECRETMEM_MAGIC:
 		return false;
+	}
 	if (isize < (loff_t)sizeof(eh.e64) ||
 	    !pmclog_buildid_copy(mapping, 0, &eh, sizeof(eh.e64)))
 		return false;
@@ -217,9 +227,11 @@ void pmclog_buildid_log_file(struct pmclog_log *log, struct file *file,
 
 /*
  * Build-ids of modules between module_finalize() and COMING.  Loads run
- * in parallel, but few at a time; an entry is keyed by the module, which
- * its own load writes before its COMING, so a stale one (a load that
- * failed in between) is replaced or aged out, never taken by another.
+ * in parallel, but few at a time.  An entry is keyed by the module, and
+ * every load writes its own (size 0: the image has no build-id) before
+ * its COMING: a stale one, of a load that failed in between, is replaced
+ * by the next load at that address, never taken by it.  With more than
+ * PMCLOG_BUILDID_PENDING loads in flight, one may go without.
  */
 #define PMCLOG_BUILDID_PENDING	16
 
@@ -235,18 +247,27 @@ static bool pmclog_buildid_of_image(const Elf_Ehdr *hdr,
 				    const Elf_Shdr *sechdrs,
 				    struct pmclog_build_id *id)
 {
+	const Elf_Shdr *strtab;
 	const char *secstrings;
 	unsigned int i;
 
 	if (!hdr->e_shstrndx || hdr->e_shstrndx >= hdr->e_shnum)
 		return false;
-	/* The loader checked every section against the image's size. */
-	secstrings = (const char *)hdr + sechdrs[hdr->e_shstrndx].sh_offset;
+	/*
+	 * The loader checked every section's offset and size against the
+	 * image, but sh_name only for SHF_ALLOC sections: the note is one,
+	 * and its name is bounded here all the same.
+	 */
+	strtab = &sechdrs[hdr->e_shstrndx];
+	secstrings = (const char *)hdr + strtab->sh_offset;
 	for (i = 1; i < hdr->e_shnum; i++) {
 		const Elf_Shdr *s = &sechdrs[i];
+		static const char name[] = ".note.gnu.build-id";
 
-		if (s->sh_type != SHT_NOTE ||
-		    strcmp(secstrings + s->sh_name, ".note.gnu.build-id"))
+		if (s->sh_type != SHT_NOTE || !(s->sh_flags & SHF_ALLOC) ||
+		    s->sh_name >= strtab->sh_size ||
+		    strtab->sh_size - s->sh_name < sizeof(name) ||
+		    memcmp(secstrings + s->sh_name, name, sizeof(name)))
 			continue;
 		return pmclog_buildid_in_notes((const char *)hdr + s->sh_offset,
 					       s->sh_size, id);
@@ -260,12 +281,13 @@ static int pmclog_buildid_finalize_pre(struct kprobe *p, struct pt_regs *regs)
 	const Elf_Ehdr *hdr = (void *)regs_get_kernel_argument(regs, 0);
 	const Elf_Shdr *sechdrs = (void *)regs_get_kernel_argument(regs, 1);
 	const struct module *mod = (void *)regs_get_kernel_argument(regs, 2);
-	struct pmclog_build_id id;
+	struct pmclog_build_id id = { .size = 0 };
 	unsigned long flags;
 	unsigned int i, slot;
 
+	/* Claimed with or without one: see pmclog_buildid_pending. */
 	if (!pmclog_buildid_of_image(hdr, sechdrs, &id))
-		return 0;
+		id.size = 0;
 	raw_spin_lock_irqsave(&pmclog_buildid_lock, flags);
 	slot = pmclog_buildid_next++ % PMCLOG_BUILDID_PENDING;
 	for (i = 0; i < PMCLOG_BUILDID_PENDING; i++)
@@ -300,7 +322,7 @@ bool pmclog_buildid_take_module(const struct module *mod,
 			continue;
 		*id = pmclog_buildid_pending[i].id;
 		pmclog_buildid_pending[i].mod = NULL;
-		found = true;
+		found = id->size != 0;
 		break;
 	}
 	raw_spin_unlock_irqrestore(&pmclog_buildid_lock, flags);
