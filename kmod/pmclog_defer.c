@@ -117,7 +117,10 @@ static void pmclog_defer_write(const struct pmclog_deferred *d, void *buf)
 				  pmclog_defer_path(d, buf,
 						    sizeof(struct pmclog_map_in)),
 				  d->cpu, d->tstamp);
-		break;
+		pmclog_log_write(&d->owner->log, buf);
+		pmclog_buildid_log_file(&d->owner->log, d->file, buf, d->pid,
+					d->start, d->cpu, d->tstamp);
+		return;
 	case PMCLOG_TYPE_PROCEXEC:
 		pmclog_rec_procexec(buf, d->pid,
 				    pmclog_defer_path(d, buf,

@@ -229,6 +229,10 @@ void pmclog_rec_throttle(struct pmclog_throttle *r, unsigned int pmcid,
 void pmclog_rec_unthrottle(struct pmclog_throttle *r, unsigned int pmcid,
 			   unsigned int reason, unsigned long count,
 			   u64 stopped_ns, unsigned int cpu, u64 tstamp);
+struct pmclog_build_id;
+void pmclog_rec_buildid(struct pmclog_buildid *r, u32 pid, u64 start,
+			const struct pmclog_build_id *id, unsigned int cpu,
+			u64 tstamp);
 
 /* pmclog_owner.c */
 struct pmclog_owner *pmclog_owner_create(struct file *file);
@@ -289,6 +293,23 @@ void pmclog_defer_queue(struct pmclog_owner *o,
 void pmclog_defer_flush(void);
 int pmclog_defer_init(void);
 void pmclog_defer_exit(void);
+
+/* pmclog_buildid.c: build-ids of mapped files and of loading modules */
+struct pmclog_build_id {
+	u8	size;	/* 1 to PMCLOG_BUILD_ID_MAX */
+	u8	data[PMCLOG_BUILD_ID_MAX];
+};
+
+struct module;
+bool pmclog_buildid_of_file(struct file *file, void *buf,
+			    struct pmclog_build_id *id);
+void pmclog_buildid_log_file(struct pmclog_log *log, struct file *file,
+			     void *buf, u32 pid, u64 start, unsigned int cpu,
+			     u64 tstamp);
+bool pmclog_buildid_take_module(const struct module *mod,
+				struct pmclog_build_id *id);
+void pmclog_buildid_init(void);
+void pmclog_buildid_exit(void);
 
 /* pmclog_kobj.c: the kernel image and modules */
 int pmclog_kobj_init(void);

@@ -6,7 +6,8 @@
  * too), and the functions of modules loaded while a log runs, as KSYMBOL.
  * This file decides when; pmclog_record.c builds the records.
  *
- *   module COMING   MAP_IN core text, MAP_IN init text, KSYMBOL each function
+ *   module COMING   MAP_IN core text, MAP_IN init text, BUILDID of each,
+ *                   KSYMBOL each function
  *   module LIVE     MAP_OUT init text (freed right after)
  *   module GOING    MAP_OUT core text (and init text if init failed)
  *
@@ -82,6 +83,27 @@ static void pmclog_kobj_log_module(struct pmclog_log *log, void *buf,
 			     tstamp);
 }
 
+/*
+ * BUILDID of @mod's core and init text, into every running log, at the
+ * time of their MAP_INs.
+ */
+static void pmclog_kobj_log_buildid(const struct pmclog_build_id *id,
+				    const struct pmclog_text *core,
+				    const struct pmclog_text *init, u64 tstamp)
+{
+	const struct pmclog_text *text[] = { core, init };
+	struct pmclog_buildid r;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(text); i++) {
+		if (!text[i]->size)
+			continue;
+		pmclog_rec_buildid(&r, PMCLOG_PID_KERNEL, text[i]->start, id,
+				   raw_smp_processor_id(), tstamp);
+		pmclog_track_emit_all(&r);
+	}
+}
+
 /* KSYMBOL for every function of a COMING module (init ones included). */
 static void pmclog_kobj_log_symbols(struct module *mod, void *buf)
 {
@@ -114,7 +136,13 @@ static int pmclog_kobj_notify(struct notifier_block *nb, unsigned long action,
 {
 	struct module *mod = data;
 	struct pmclog_text core, init;
+	struct pmclog_build_id id;
+	bool have_id = false;
+	u64 now;
 
+	/* Taken whether a log runs or not: the table is for loads in flight. */
+	if (action == MODULE_STATE_COMING)
+		have_id = pmclog_buildid_take_module(mod, &id);
 	if (!pmclog_track_active())
 		return NOTIFY_DONE;
 	pmclog_compat_module_text(mod, &core, &init);
@@ -123,8 +151,10 @@ static int pmclog_kobj_notify(struct notifier_block *nb, unsigned long action,
 		/* KSYMBOL names are cut to fit, see pmclog_rec_ksymbol(). */
 		mutex_lock(&pmclog_kobj_buf_lock);
 		rcu_read_lock();
-		pmclog_kobj_log_module(NULL, pmclog_kobj_buf, mod, 0,
-				       pmclog_clock());
+		now = pmclog_clock();
+		pmclog_kobj_log_module(NULL, pmclog_kobj_buf, mod, 0, now);
+		if (have_id)
+			pmclog_kobj_log_buildid(&id, &core, &init, now);
 		rcu_read_unlock();
 		pmclog_kobj_log_symbols(mod, pmclog_kobj_buf);
 		mutex_unlock(&pmclog_kobj_buf_lock);

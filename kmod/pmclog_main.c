@@ -69,6 +69,7 @@ static int __init pmclog_init(void)
 	ret = pmclog_defer_init();
 	if (ret)
 		goto err_scratch;
+	pmclog_buildid_init();
 	ret = pmclog_kobj_init();
 	if (ret)
 		goto err_defer;
@@ -115,6 +116,7 @@ err_vma:
 err_kobj:
 	pmclog_kobj_exit();
 err_defer:
+	pmclog_buildid_exit();
 	pmclog_defer_exit();
 err_scratch:
 	pmclog_scratch_free();
@@ -129,6 +131,7 @@ static void __exit pmclog_exit(void)
 	pmclog_proc_exit_hooks();
 	pmclog_vma_exit();
 	pmclog_kobj_exit();
+	pmclog_buildid_exit();
 	pmclog_defer_exit();
 	pmclog_scratch_free();
 }

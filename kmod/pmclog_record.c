@@ -17,6 +17,7 @@
  *   KSYMBOL      pmclog_rec_ksymbol()      module load (pmclog_kobj.c)
  *   THROTTLE     pmclog_rec_throttle()     drain, or a PMC that did not start
  *   UNTHROTTLE   pmclog_rec_unthrottle()   the same
+ *   BUILDID      pmclog_rec_buildid()      after a MAP_IN (defer, vma, kobj)
  *
  * A builder packs a record into the caller's memory and returns; where it
  * goes (one log, every log that wants it, a deferred queue) and when is
@@ -280,4 +281,19 @@ void pmclog_rec_unthrottle(struct pmclog_throttle *r, unsigned int pmcid,
 	r->reason = reason;
 	r->count = min_t(unsigned long, count, U32_MAX);
 	r->stopped_ns = stopped_ns;
+}
+
+/* BUILDID: the object pid @pid maps at @start has build-id @id. */
+void pmclog_rec_buildid(struct pmclog_buildid *r, u32 pid, u64 start,
+			const struct pmclog_build_id *id, unsigned int cpu,
+			u64 tstamp)
+{
+	pmclog_rec_hdr(r, BUILDID, sizeof(*r), cpu, tstamp);
+	r->pid = pid;
+	r->size = id->size;
+	memset(r->__reserved, 0, sizeof(r->__reserved));
+	r->start = start;
+	memcpy(r->build_id, id->data, id->size);
+	memset(r->build_id + id->size, 0, sizeof(r->build_id) - id->size);
+	r->__reserved2 = 0;
 }

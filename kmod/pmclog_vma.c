@@ -512,6 +512,10 @@ static int pmclog_vma_log_task(struct pmclog_owner *o, struct task_struct *t,
 			continue;
 		pmclog_vma_map_in(buf, vma, tgid, PMCLOG_MAP_F_INITIAL, tstamp);
 		pmclog_log_write(&o->log, buf);
+		if (vma->vm_file)
+			pmclog_buildid_log_file(&o->log, vma->vm_file, buf, tgid,
+						vma->vm_start,
+						raw_smp_processor_id(), tstamp);
 	}
 	mmap_read_unlock(mm);
 	mmput(mm);

@@ -7,7 +7,9 @@
  * adds them, and to the model here, which sorts them the same way (by
  * tstamp, then position) and replays them naively: a map is an unsorted
  * list of intervals, each keeping the start and object address it was
- * mapped with, cut by MAP_OUT and by later MAP_INs.  Every sample the
+ * mapped with, cut by MAP_OUT and by later MAP_INs, its object changed by
+ * a BUILDID at its start (the recorder's wait for START's kernel map that
+ * starts there).  Every sample the
  * replay hands out must be the one the model expects next, in the object
  * and at the object address the model finds; the statistics, the
  * objects, the commands of PROCEXEC and the KSYMBOL tables must agree.
@@ -45,6 +47,8 @@ struct m_sym {
 struct m_obj {
 	const char *path;
 	enum pmclog_obj_kind kind;
+	__u8 bid_size;
+	__u8 bid[PMCLOG_BUILD_ID_MAX];
 	struct m_sym *syms;
 	size_t nsyms, syms_cap;
 };
@@ -59,6 +63,12 @@ struct m_comm {
 	const char *path;
 };
 
+struct m_pending_bid {
+	__u64 start;
+	const __u8 *bid;
+	__u8 size;
+};
+
 struct model {
 	struct m_rec *recs;
 	size_t nrecs, recs_cap;
@@ -69,6 +79,8 @@ struct model {
 	size_t nobjs, objs_cap;
 	struct m_pending *pending;
 	size_t npending, pending_cap;
+	struct m_pending_bid *pbids;
+	size_t npbids, pbids_cap;
 	struct m_comm *comms;
 	size_t ncomms, comms_cap;
 	struct pmclog_replay_stats st;	/* what the replay must report */
@@ -126,27 +138,42 @@ static struct m_map *m_map(struct model *m, __u32 pid)
 	return map;
 }
 
-/* The model's object of (path, kind), or NULL. */
+/* The model's object of (path, kind, build-id), or NULL. */
 static const struct m_obj *m_obj_find(const struct model *m, const char *path,
-				      enum pmclog_obj_kind kind)
+				      enum pmclog_obj_kind kind, const __u8 *bid,
+				      __u8 bid_size)
 {
 	for (size_t i = 0; i < m->nobjs; i++)
-		if (m->objs[i].kind == kind && !strcmp(m->objs[i].path, path))
+		if (m->objs[i].kind == kind && !strcmp(m->objs[i].path, path) &&
+		    m->objs[i].bid_size == bid_size &&
+		    (!bid_size || !memcmp(m->objs[i].bid, bid, bid_size)))
 			return &m->objs[i];
 	return NULL;
 }
 
 /* Its index, made when new. */
-static size_t m_obj(struct model *m, const char *path, enum pmclog_obj_kind kind)
+static size_t m_obj(struct model *m, const char *path, enum pmclog_obj_kind kind,
+		    const __u8 *bid, __u8 bid_size)
 {
-	const struct m_obj *found = m_obj_find(m, path, kind);
+	const struct m_obj *found = m_obj_find(m, path, kind, bid, bid_size);
 	struct m_obj *o;
 
 	if (found)
 		return (size_t)(found - m->objs);
 	o = PUSH(m->objs, m->nobjs, m->objs_cap);
-	*o = (struct m_obj){ .path = path, .kind = kind };
+	*o = (struct m_obj){ .path = path, .kind = kind, .bid_size = bid_size };
+	if (bid_size)
+		memcpy(o->bid, bid, bid_size);
 	return m->nobjs - 1;
+}
+
+/* Interval v now maps the object of its path and kind with that build. */
+static void m_rebuild(struct model *m, struct m_ival *v, const __u8 *bid,
+		      __u8 size)
+{
+	const struct m_obj *o = &m->objs[v->obj];
+
+	v->obj = m_obj(m, o->path, o->kind, bid, size);
 }
 
 static enum pmclog_obj_kind m_kind(const struct pmclog_map_in *mi)
@@ -209,8 +236,9 @@ static void m_add_sym(struct model *m, size_t obj, __u64 addr, const char *name)
 
 static void m_map_in(struct model *m, const struct pmclog_map_in *mi)
 {
-	size_t obj = m_obj(m, (const char *)mi->path, m_kind(mi));
+	size_t obj = m_obj(m, (const char *)mi->path, m_kind(mi), NULL, 0);
 	struct m_map *map;
+	struct m_ival *v;
 	size_t n = 0;
 
 	if (mi->end <= mi->start) {
@@ -219,13 +247,26 @@ static void m_map_in(struct model *m, const struct pmclog_map_in *mi)
 	}
 	map = m_map(m, mi->pid);
 	m_remove(map, mi->start, mi->end);
-	*PUSH(map->v, map->n, map->cap) = (struct m_ival){
+	v = PUSH(map->v, map->n, map->cap);
+	*v = (struct m_ival){
 		.start = mi->start, .end = mi->end, .mstart = mi->start,
 		.mbase = mi->offset, .obj = obj,
 	};
 	/* Waiting KSYMBOLs are the recorder's, for START's maps alone. */
 	if (mi->pid != PMCLOG_PID_KERNEL || !(mi->flags & PMCLOG_MAP_F_INITIAL))
 		return;
+	/* So are waiting BUILDIDs; each in turn, before the symbols. */
+	for (size_t i = 0; i < m->npbids; i++) {
+		struct m_pending_bid *p = &m->pbids[i];
+
+		if (p->start == mi->start)
+			m_rebuild(m, v, p->bid, p->size);
+		else
+			m->pbids[n++] = *p;
+	}
+	m->npbids = n;
+	obj = v->obj;
+	n = 0;
 	for (size_t i = 0; i < m->npending; i++) {
 		struct m_pending *p = &m->pending[i];
 
@@ -256,6 +297,25 @@ static void m_ksymbol(struct model *m, const struct pmclog_ksymbol *k)
 	}
 	*PUSH(m->pending, m->npending, m->pending_cap) = (struct m_pending){
 		.start = k->start, .name = (const char *)k->name,
+	};
+}
+
+static void m_buildid(struct model *m, const struct pmclog_buildid *b)
+{
+	struct m_map *map = m_map(m, b->pid);
+
+	for (size_t i = 0; i < map->n; i++) {
+		if (map->v[i].start == b->start) {
+			m_rebuild(m, &map->v[i], b->build_id, b->size);
+			return;
+		}
+	}
+	if (!(b->header.flags & PMCLOG_HF_SYNTH) || b->pid != PMCLOG_PID_KERNEL) {
+		m->st.buildids_unmapped++;
+		return;
+	}
+	*PUSH(m->pbids, m->npbids, m->pbids_cap) = (struct m_pending_bid){
+		.start = b->start, .bid = b->build_id, .size = b->size,
 	};
 }
 
@@ -322,7 +382,10 @@ static void m_sample(struct model *m, const struct pmclog_pcsample *s,
 	FZ_CHECK(got->obj, "pid %u pc 0x%llx: in no map, expected in %s",
 		 s->pid, (unsigned long long)s->pc, m->objs[v->obj].path);
 	FZ_CHECK(!strcmp(got->obj->path, m->objs[v->obj].path) &&
-		 got->obj->kind == m->objs[v->obj].kind,
+		 got->obj->kind == m->objs[v->obj].kind &&
+		 got->obj->build_id_size == m->objs[v->obj].bid_size &&
+		 !memcmp(got->obj->build_id, m->objs[v->obj].bid,
+			 got->obj->build_id_size),
 		 "pid %u pc 0x%llx: in %s, expected in %s", s->pid,
 		 (unsigned long long)s->pc, got->obj->path, m->objs[v->obj].path);
 	FZ_CHECK(got->objaddr == s->pc - v->mstart + v->mbase,
@@ -350,6 +413,9 @@ static void m_replay(struct model *m, const struct pmclog_header *h)
 		break;
 	case PMCLOG_TYPE_KSYMBOL:
 		m_ksymbol(m, (const void *)h);
+		break;
+	case PMCLOG_TYPE_BUILDID:
+		m_buildid(m, (const void *)h);
 		break;
 	case PMCLOG_TYPE_PROCEXEC:
 		m_exec(m, (const void *)h);
@@ -420,6 +486,10 @@ static void check_stats(const struct model *m)
 	FZ_CHECK(st->ksymbols_unmapped == m->npending,
 		 "%llu KSYMBOLs unmapped, expected %zu",
 		 (unsigned long long)st->ksymbols_unmapped, m->npending);
+	FZ_CHECK(st->buildids_unmapped == m->st.buildids_unmapped + m->npbids,
+		 "%llu BUILDIDs unmapped, expected %llu",
+		 (unsigned long long)st->buildids_unmapped,
+		 (unsigned long long)(m->st.buildids_unmapped + m->npbids));
 	FZ_CHECK(st->abi_version == m->st.abi_version &&
 		 st->start_tstamp == m->st.start_tstamp, "INITIALIZE's fields differ");
 }
@@ -439,7 +509,8 @@ static void check_objects(const struct model *m)
 	FZ_CHECK(n == m->nobjs, "%zu objects, expected %zu", n, m->nobjs);
 	for (size_t i = 0; i < n; i++) {
 		const struct pmclog_object *o = pmclog_replay__object(m->rp, i);
-		const struct m_obj *mo = m_obj_find(m, o->path, o->kind);
+		const struct m_obj *mo = m_obj_find(m, o->path, o->kind, o->build_id,
+						    o->build_id_size);
 		size_t nsyms = o->logsyms ? pmclog_symtab__count(o->logsyms) : 0, distinct = 0;
 
 		FZ_CHECK(mo, "object %s (kind %d) the model does not have", o->path, o->kind);
@@ -489,6 +560,7 @@ static void model_free(struct model *m)
 	free(m->maps);
 	free(m->objs);
 	free(m->pending);
+	free(m->pbids);
 	free(m->comms);
 }
 

@@ -147,6 +147,37 @@ static void replay_seeds(void)
 	at(&b, lb_pcsample(&b, 1, 9, 9, 0xffffffffc0009060ULL, 0), 21);
 	at(&b, lb_closelog(&b, 4, 0, 0), 30);
 	write_log("kernel", &b);
+
+	/*
+	 * Build-ids: the recorder's for [kernel] waits for START's MAP_IN; a
+	 * module rebuilt and reloaded at the same address, each build with
+	 * its own symbol there; a library; one of no map.
+	 */
+	memset(&b, 0, sizeof(b));
+	at(&b, lb_initialize(&b), 1);
+	at(&b, lb_ksymbol(&b, 0xffffffff91000000ULL, 0x100, 1, "_stext"), 1);
+	at(&b, lb_buildid(&b, PMCLOG_PID_KERNEL, 0xffffffff91000000ULL, 20, 1), 1);
+	at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffff91000000ULL, 0xffffffff92000000ULL,
+			 0xffffffff81000000ULL, PMCLOG_MAP_F_INITIAL, "[kernel]"), 5);
+	at(&b, lb_pcsample(&b, 0, 9, 9, 0xffffffff91000080ULL, 0), 6);
+	at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffffc0001000ULL, 0xffffffffc0002000ULL,
+			 0, PMCLOG_MAP_F_KMODULE, "testmod"), 10);
+	at(&b, lb_buildid(&b, PMCLOG_PID_KERNEL, 0xffffffffc0001000ULL, 20, 0), 10);
+	at(&b, lb_ksymbol(&b, 0xffffffffc0001040ULL, 0x40, 0, "testmod_busy"), 10);
+	at(&b, lb_pcsample(&b, 1, 9, 9, 0xffffffffc0001050ULL, 0), 11);
+	at(&b, lb_map_out(&b, PMCLOG_PID_KERNEL, 0xffffffffc0001000ULL, 0xffffffffc0002000ULL), 12);
+	at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffffc0001000ULL, 0xffffffffc0002000ULL,
+			 0, PMCLOG_MAP_F_KMODULE, "testmod"), 20);
+	at(&b, lb_buildid(&b, PMCLOG_PID_KERNEL, 0xffffffffc0001000ULL, 8, 0), 20);
+	at(&b, lb_ksymbol(&b, 0xffffffffc0001040ULL, 0x40, 0, "testmod_spin"), 20);
+	at(&b, lb_pcsample(&b, 1, 9, 9, 0xffffffffc0001050ULL, 0), 21);
+	at(&b, lb_map_in(&b, 9, 0x7f0000000000ULL, 0x7f0000004000ULL, 0x1000, 0,
+			 "/lib/libc.so.6"), 22);
+	at(&b, lb_buildid(&b, 9, 0x7f0000000000ULL, 20, 0), 22);
+	at(&b, lb_pcsample(&b, 0, 9, 9, 0x7f0000001234ULL, 1), 23);
+	at(&b, lb_buildid(&b, 9, 0x7f0000100000ULL, 20, 0), 24);
+	at(&b, lb_closelog(&b, 4, 0, 0), 30);
+	write_log("buildid", &b);
 }
 
 /* ------------------------------------------------------------------ */

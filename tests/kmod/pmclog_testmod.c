@@ -6,6 +6,10 @@
  * Writing a number N to /proc/pmclog_testmod spins N milliseconds in
  * pmclog_testmod_busy(); init_spin_ms=N spins in the init function, so
  * that samples land in .init.text too.
+ *
+ * rebuilt/ builds the same module again with PMCLOG_TESTMOD_REBUILT: its
+ * busy function is pmclog_testmod_spin(), and its build-id another, as a
+ * module rebuilt and reloaded in the middle of a run would be.
  */
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
@@ -16,6 +20,10 @@
 static unsigned int init_spin_ms;
 module_param(init_spin_ms, uint, 0444);
 MODULE_PARM_DESC(init_spin_ms, "Milliseconds to spin in the init function");
+
+#ifdef PMCLOG_TESTMOD_REBUILT
+#define pmclog_testmod_busy pmclog_testmod_spin
+#endif
 
 static noinline void pmclog_testmod_busy(unsigned int ms)
 {

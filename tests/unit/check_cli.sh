@@ -121,7 +121,7 @@ expect 66 "report of a file that is not there" report "$tmp/no-such.pmclog"
 expect 0 "dump -i FILE" dump -i "$tmp/full.pmclog"
 cp "$tmp/out" "$tmp/dump"
 is_lines=$(wc -l <"$tmp/dump")
-if [[ $is_lines == 15 ]]; then ok "dump prints the 15 records"; else not_ok "dump prints the 15 records (got $is_lines lines)"; fi
+if [[ $is_lines == 16 ]]; then ok "dump prints the 16 records"; else not_ok "dump prints the 16 records (got $is_lines lines)"; fi
 expect 0 "dump FILE" dump "$tmp/full.pmclog"
 same "$tmp/out" "$tmp/dump" "dump FILE is dump -i FILE"
 expect 64 "dump of two logs" dump "$tmp/full.pmclog" "$tmp/cut.pmclog"
@@ -145,7 +145,7 @@ for kind in full noclose cut corrupt notalog text empty; do
 	expect "$want" "report of the $kind log from standard input" report -i - <"$tmp/$kind.pmclog"
 done
 has "$tmp/dump.noclose.err" "without CLOSELOG" "dump of the noclose log says CLOSELOG is missing"
-has "$tmp/dump.cut.err" "truncated at offset 600: truncated record at offset 600: header says" "dump of the cut log says where it is cut"
+has "$tmp/dump.cut.err" "truncated at offset 656: truncated record at offset 656: header says" "dump of the cut log says where it is cut"
 has "$tmp/dump.corrupt.err" "corrupt record at offset 128: bad record magic" \
 	"dump of the corrupt log names the record"
 for kind in noclose cut corrupt; do

@@ -184,6 +184,20 @@ static inline size_t lb_throttle(struct logbuf *b, unsigned int type, __u16 cpu,
 	return lb_put(b, type, sizeof(r), &r, sizeof(r));
 }
 
+/* BUILDID of the object pid maps at start: size bytes 0x11, 0x22, ... */
+static inline size_t lb_buildid(struct logbuf *b, __u32 pid, __u64 start,
+				__u8 size, int synth)
+{
+	struct pmclog_buildid r = {
+		.header.flags = synth ? PMCLOG_HF_SYNTH : 0,
+		.pid = pid, .size = size, .start = start,
+	};
+
+	for (unsigned int i = 0; i < size && i < PMCLOG_BUILD_ID_MAX; i++)
+		r.build_id[i] = (__u8)(0x11 * (i + 1));
+	return lb_put(b, PMCLOG_TYPE_BUILDID, sizeof(r), &r, sizeof(r));
+}
+
 /* A record of a type this reader does not know, with a 16-byte body. */
 static inline size_t lb_future(struct logbuf *b, unsigned int type)
 {
@@ -203,6 +217,7 @@ static inline void lb_full_log(struct logbuf *b)
 	lb_procexec(b, 42, "/usr/bin/true");
 	lb_map_in(b, 42, 0x400000, 0x401000, 0x1000, PMCLOG_MAP_F_INITIAL,
 		  "/usr/bin/true");
+	lb_buildid(b, 42, 0x400000, 4, 0);
 	lb_pcsample(b, 1, 42, 43, 0x400123, 1);
 	lb_pcsample(b, 2, 42, 43, 0xffffffff81000010ULL, 0);
 	lb_procfork(b, 42, 44);
@@ -216,6 +231,6 @@ static inline void lb_full_log(struct logbuf *b)
 	lb_closelog(b, 7, 5, 1);
 }
 
-#define LB_FULL_LOG_RECORDS 15
+#define LB_FULL_LOG_RECORDS 16
 
 #endif /* LOG_BUILDER_H */

@@ -302,7 +302,7 @@ static void expect_build_id(const struct pmclog_elf *e, const char *hex)
 {
 	size_t len;
 	const __u8 *id = pmclog_elf__build_id(e, &len);
-	char got[2 * PMCLOG_BUILD_ID_MAX + 1] = "";
+	char got[2 * PMCLOG_ELF_BUILD_ID_MAX + 1] = "";
 
 	assert_non_null(id);
 	for (size_t i = 0; i < len; i++)

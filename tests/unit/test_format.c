@@ -64,21 +64,22 @@ static void test_full_log(void **state)
 	lb_full_log(&b);
 	text = dump(&b);
 	assert_string_equal(text,
-		"INITIALIZE cpu=0 ts=1000000000 abi=1.3.0 ncpus=4 clock=monotonic vendor=intel family=6 model=85 stepping=4 pmu=none cpuid=GenuineIntel\n"
+		"INITIALIZE cpu=0 ts=1000000000 abi=1.4.0 ncpus=4 clock=monotonic vendor=intel family=6 model=85 stepping=4 pmu=none cpuid=GenuineIntel\n"
 		"PMCALLOCATE cpu=0 ts=1000000056 pmc=1 event=cpu-clock flags=0x1 config=0x0 period=1000 freq=1 name=cpu-clock\n"
 		"MAP_IN cpu=0 ts=1000000128 pid=-1 start=0xffffffff81000000 end=0xffffffff82000000 offset=0x0 flags=0x0 path=[kernel]\n"
 		"PROCEXEC cpu=0 ts=1000000192 pid=42 path=/usr/bin/true\n"
 		"MAP_IN cpu=0 ts=1000000232 pid=42 start=0x400000 end=0x401000 offset=0x1000 flags=0x4 path=/usr/bin/true\n"
-		"PCSAMPLE cpu=1 ts=1000000296 pmc=1 pid=42 tid=43 pc=0x400123 mode=user\n"
-		"PCSAMPLE cpu=2 ts=1000000328 pmc=1 pid=42 tid=43 pc=0xffffffff81000010 mode=kernel\n"
-		"PROCFORK cpu=0 ts=1000000360 ppid=42 pid=44\n"
-		"DROPNOTIFY cpu=3 ts=1000000384 samples=5 records=1\n"
-		"MAP_OUT cpu=0 ts=1000000416 pid=42 start=0x400000 end=0x401000\n"
-		"PROCEXIT cpu=0 ts=1000000456 pid=42 status=0\n"
-		"KSYMBOL cpu=0 ts=1000000480 pid=-1 start=0xffffffffc0001000 size=288 synth=0 name=ext4_readdir\n"
-		"THROTTLE cpu=2 ts=1000000536 pmc=1 reason=rate count=1\n"
-		"UNTHROTTLE cpu=2 ts=1000000568 pmc=1 reason=rate count=1 stopped_ns=3999000\n"
-		"CLOSELOG cpu=0 ts=1000000600 samples=7 samples_dropped=5 records_dropped=1\n");
+		"BUILDID cpu=0 ts=1000000296 pid=42 start=0x400000 synth=0 build_id=11223344\n"
+		"PCSAMPLE cpu=1 ts=1000000352 pmc=1 pid=42 tid=43 pc=0x400123 mode=user\n"
+		"PCSAMPLE cpu=2 ts=1000000384 pmc=1 pid=42 tid=43 pc=0xffffffff81000010 mode=kernel\n"
+		"PROCFORK cpu=0 ts=1000000416 ppid=42 pid=44\n"
+		"DROPNOTIFY cpu=3 ts=1000000440 samples=5 records=1\n"
+		"MAP_OUT cpu=0 ts=1000000472 pid=42 start=0x400000 end=0x401000\n"
+		"PROCEXIT cpu=0 ts=1000000512 pid=42 status=0\n"
+		"KSYMBOL cpu=0 ts=1000000536 pid=-1 start=0xffffffffc0001000 size=288 synth=0 name=ext4_readdir\n"
+		"THROTTLE cpu=2 ts=1000000592 pmc=1 reason=rate count=1\n"
+		"UNTHROTTLE cpu=2 ts=1000000624 pmc=1 reason=rate count=1 stopped_ns=3999000\n"
+		"CLOSELOG cpu=0 ts=1000000656 samples=7 samples_dropped=5 records_dropped=1\n");
 	free(text);
 }
 
@@ -152,7 +153,7 @@ static void test_unknown_type_and_values(void **state)
 	lb_pmcallocate(&b, 1, 77, 0, 10, "future-event");
 	text = dump(&b);
 	assert_string_equal(text,
-		"INITIALIZE cpu=0 ts=1000000000 abi=1.3.0 ncpus=4 clock=7 vendor=9 family=6 model=85 stepping=4 pmu=amd-core cpuid=0123456789abcdef\n"
+		"INITIALIZE cpu=0 ts=1000000000 abi=1.4.0 ncpus=4 clock=7 vendor=9 family=6 model=85 stepping=4 pmu=amd-core cpuid=0123456789abcdef\n"
 		"UNKNOWN cpu=0 ts=1000000056 type=200 length=32\n"
 		"PMCALLOCATE cpu=0 ts=1000000088 pmc=1 event=77 flags=0x0 config=0x0 period=10 freq=0 name=future-event\n");
 	free(text);

@@ -361,6 +361,68 @@ static void test_replay_kernel_stale_ksymbol(void **state)
 }
 
 /*
+ * Build-ids: a module rebuilt and reloaded at the same address is two
+ * objects, each named by its own KSYMBOLs (without BUILDIDs the second
+ * build's symbol landed in the first one's table, and one of the loads
+ * was named wrongly); a reload of the same build is the same object; the
+ * recorder's BUILDID of [kernel] waits for START's MAP_IN; one of no map
+ * is counted.
+ */
+static void test_replay_buildid(void **state)
+{
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct seen seen = { 0 };
+	struct logbuf b = { 0 };
+	struct pmclog_replay *rp;
+	const struct pmclog_sym *sym;
+	const __u64 mod = 0xffffffffc0001000ULL;
+	size_t off;
+
+	(void)state;
+	at(&b, lb_initialize(&b), 1);
+	at(&b, lb_buildid(&b, PMCLOG_PID_KERNEL, 0xffffffff91000000ULL, 20, 1), 1);
+	at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffff91000000ULL, 0xffffffff92000000ULL,
+			 0xffffffff81000000ULL, PMCLOG_MAP_F_INITIAL, "[kernel]"), 5);
+	at(&b, lb_pcsample(&b, 0, 9, 9, 0xffffffff91000180ULL, 0), 6);
+	/* Build A, build B, build A again, all at mod. */
+	for (int load = 0; load < 3; load++) {
+		__u64 t = 10 + 10 * (__u64)load;
+
+		at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, mod, mod + 0x1000, 0,
+				 PMCLOG_MAP_F_KMODULE, "testmod"), t);
+		off = lb_buildid(&b, PMCLOG_PID_KERNEL, mod, 20, 0);
+		at(&b, off, t);
+		if (load == 1)	/* build B: another build-id */
+			((struct pmclog_buildid *)(b.data + off))->build_id[0] = 0xbb;
+		at(&b, lb_ksymbol(&b, mod + 0x40, 0x40, 0,
+				  load == 1 ? "testmod_spin" : "testmod_busy"), t);
+		at(&b, lb_pcsample(&b, 1, 9, 9, mod + 0x50, 0), t + 1);
+		at(&b, lb_map_out(&b, PMCLOG_PID_KERNEL, mod, mod + 0x1000), t + 2);
+	}
+	at(&b, lb_buildid(&b, 9, 0x400000, 20, 0), 50);
+	rp = replay_log(&b, st, &seen);
+	assert_int_equal(seen.n, 4);
+	assert_string_equal(obj_path(&seen.s[0]), "[kernel]");
+	assert_int_equal(seen.s[0].obj->build_id_size, 20);
+	assert_int_equal(seen.s[0].obj->build_id[0], 0x11);
+	for (int load = 0; load < 3; load++) {
+		const struct pmclog_sample_loc *s = &seen.s[1 + load];
+
+		assert_string_equal(obj_path(s), "testmod");
+		assert_int_equal(s->obj->build_id_size, 20);
+		assert_int_equal(s->obj->build_id[0], load == 1 ? 0xbb : 0x11);
+		sym = pmclog_symtab__lookup(s->obj->logsyms, s->objaddr);
+		assert_non_null(sym);
+		assert_string_equal(sym->name, load == 1 ? "testmod_spin" : "testmod_busy");
+	}
+	assert_ptr_equal(seen.s[1].obj, seen.s[3].obj);
+	assert_ptr_not_equal(seen.s[1].obj, seen.s[2].obj);
+	assert_int_equal(pmclog_replay__stats(rp)->buildids_unmapped, 1);
+	pmclog_replay__free(rp);
+	pmclog_strings__free(st);
+}
+
+/*
  * No records at all (a log corrupt from its first byte): nothing to sort.
  * The sort of an empty replay passed qsort() a NULL array, which UBSan
  * (make unit-sanitize) reports; found by fuzz_replay.
@@ -489,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_replay_fork_exec_exit),
 		cmocka_unit_test(test_replay_kernel),
 		cmocka_unit_test(test_replay_kernel_stale_ksymbol),
+		cmocka_unit_test(test_replay_buildid),
 		cmocka_unit_test(test_replay_empty),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_kallsyms_bound),

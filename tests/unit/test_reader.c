@@ -146,6 +146,14 @@ static void test_full_log_fields(void **state)
 	assert_int_equal(rec.rec.map_in->flags, PMCLOG_MAP_F_INITIAL);
 
 	assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	assert_int_equal(rec.type, PMCLOG_TYPE_BUILDID);
+	assert_int_equal(rec.length, 56);
+	assert_int_equal(rec.rec.buildid->pid, 42);
+	assert_int_equal(rec.rec.buildid->start, 0x400000);
+	assert_int_equal(rec.rec.buildid->size, 4);
+	assert_int_equal(rec.rec.buildid->build_id[3], 0x44);
+
+	assert_int_equal(pmclog_reader__next(r, &rec), 1);
 	assert_int_equal(rec.type, PMCLOG_TYPE_PCSAMPLE);
 	assert_int_equal(rec.cpu, 1);
 	assert_int_equal(rec.flags, PMCLOG_HF_USER);
@@ -496,6 +504,30 @@ static void test_throttle_too_short(void **state)
 		     "UNTHROTTLE record at offset 56 is 24 bytes: expected at least 32");
 }
 
+/* A BUILDID says how many of its bytes are the build-id: 1 to 20. */
+static void test_buildid_size(void **state)
+{
+	struct logbuf b = { 0 };
+	size_t off;
+	(void)state;
+
+	lb_initialize(&b);
+	off = lb_buildid(&b, 42, 0x400000, 0, 0);
+	assert_error(&b, EBADMSG, off,
+		     "BUILDID record at offset 56 has size 0: expected 1 to 20");
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	off = lb_buildid(&b, 42, 0x400000, PMCLOG_BUILD_ID_MAX + 1, 0);
+	assert_error(&b, EBADMSG, off,
+		     "BUILDID record at offset 56 has size 21: expected 1 to 20");
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	off = lb_buildid(&b, 42, 0x400000, PMCLOG_BUILD_ID_MAX, 0);
+	lb_header(&b, off)->length = 48;
+	assert_error(&b, EBADMSG, off,
+		     "BUILDID record at offset 56 is 48 bytes: expected at least 56");
+}
+
 /* Length 0 must be refused, not read as an endless run of empty records. */
 static void test_length_zero(void **state)
 {
@@ -839,6 +871,7 @@ int main(void)
 		cmocka_unit_test(test_length_below_fixed_size),
 		cmocka_unit_test(test_length_zero),
 		cmocka_unit_test(test_throttle_too_short),
+		cmocka_unit_test(test_buildid_size),
 		cmocka_unit_test(test_initialize_too_short),
 		cmocka_unit_test(test_map_in_path_without_nul),
 		cmocka_unit_test(test_map_in_without_path),

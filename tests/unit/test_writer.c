@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -303,7 +304,7 @@ static void test_undecodable(void **state)
 	assert_int_equal(pmclog_writer__finish(w), 0);
 	file_contents(fd, &out);
 	assert_int_equal(out.len, b.len - bad);
-	assert_non_null(strstr(said, "cannot add the kernel symbols to test.pmclog: the log has no INITIALIZE"));
+	assert_non_null(strstr(said, "cannot add the kernel's symbols and build-ids to test.pmclog: the log has no INITIALIZE"));
 	pmclog_writer__free(w);
 	close(fd);
 }
@@ -378,6 +379,118 @@ static void test_write_error(void **state)
 	close(fd);
 }
 
+/* Write n bytes of p to dir/rel, making the folders on the way. */
+static void put_file(const char *dir, const char *rel, const void *p, size_t n)
+{
+	char path[512], *slash;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	for (slash = strchr(path + strlen(dir) + 1, '/'); slash;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, p, n), (ssize_t)n);
+	close(fd);
+}
+
+/* An ELF note: name "GNU" or "Xen", type, desc of n bytes first, first+1... */
+static size_t make_note(unsigned char *p, const char *name, __u32 type,
+			__u32 n, unsigned char first)
+{
+	__u32 hdr[3] = { 4, n, type };
+
+	memcpy(p, hdr, sizeof(hdr));
+	memcpy(p + 12, name, 4);
+	for (__u32 i = 0; i < n; i++)
+		p[16 + i] = (unsigned char)(first + i);
+	return 16 + ((n + 3) & ~3U);
+}
+
+/*
+ * START's maps of the kernel and of its modules get the build-ids that
+ * sysfs shows, as synthetic BUILDIDs before CLOSELOG; a module loaded
+ * later (its own BUILDID is the kernel's to write), one sysfs does not
+ * show, and a name that is not one are left out.
+ */
+static void test_buildids_from_sysfs(void **state)
+{
+	static struct logbuf b, out, names;
+	struct pmclog_writer_opts opts = PMCLOG_WRITER_OPTS_INIT;
+	struct pmclog_record recs[32];
+	unsigned char notes[128];
+	char dir[] = "/tmp/pmclog-sysfs-XXXXXX";
+	struct pmclog_writer *w;
+	size_t n, closelog;
+	int fd = new_file();
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	/* The kernel's notes: a Xen note, then the build-id. */
+	n = make_note(notes, "Xen", 6, 8, 0xa0);
+	n += make_note(notes + n, "GNU", 3, 20, 0x10);
+	put_file(dir, "kernel/notes", notes, n);
+	n = make_note(notes, "GNU", 3, 20, 0x40);
+	put_file(dir, "module/testmod/notes/.note.gnu.build-id", notes, n);
+	put_file(dir, "module/late/notes/.note.gnu.build-id", notes, n);
+	/* Not a build-id: type 1. */
+	n = make_note(notes, "GNU", 1, 16, 0x70);
+	put_file(dir, "module/other/notes/.note.gnu.build-id", notes, n);
+
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	lb_header(&b, 0)->cpu = 2;
+	lb_map_in(&b, PMCLOG_PID_KERNEL, KTEXT, KTEXT + 0x200, 0xffffffff81000000ULL,
+		  PMCLOG_MAP_F_INITIAL, "[kernel]");
+	lb_map_in(&b, PMCLOG_PID_KERNEL, MTEXT, MTEXT + 0x1000, 0,
+		  PMCLOG_MAP_F_INITIAL | PMCLOG_MAP_F_KMODULE, "testmod");
+	lb_map_in(&b, PMCLOG_PID_KERNEL, MTEXT + 0x10000, MTEXT + 0x11000, 0,
+		  PMCLOG_MAP_F_INITIAL | PMCLOG_MAP_F_KMODULE, "gone");
+	lb_map_in(&b, PMCLOG_PID_KERNEL, MTEXT + 0x20000, MTEXT + 0x21000, 0,
+		  PMCLOG_MAP_F_INITIAL | PMCLOG_MAP_F_KMODULE, "other");
+	lb_map_in(&b, PMCLOG_PID_KERNEL, MTEXT + 0x30000, MTEXT + 0x31000, 0,
+		  PMCLOG_MAP_F_INITIAL | PMCLOG_MAP_F_KMODULE, "../kernel");
+	lb_map_in(&b, PMCLOG_PID_KERNEL, MTEXT + 0x40000, MTEXT + 0x41000, 0,
+		  PMCLOG_MAP_F_KMODULE, "late");
+	closelog = lb_closelog(&b, 0, 0, 0);
+
+	opts.name = "test.pmclog";
+	opts.sysfs = dir;
+	w = pmclog_writer__new(fd, &opts);
+	assert_non_null(w);
+	write_in_steps(w, &b, 24);
+	assert_int_equal(pmclog_writer__finish(w), 0);
+	file_contents(fd, &out);
+	assert_int_equal(out.len, b.len + 2 * sizeof(struct pmclog_buildid));
+	assert_memory_equal(out.data, b.data, closelog);
+	n = read_back(&out, &names, recs, 32);
+	assert_int_equal(n, 10);
+	for (size_t k = 7; k <= 8; k++) {
+		const struct pmclog_buildid *bid =
+			(const void *)(out.data + closelog + (k - 7) * sizeof(*bid));
+
+		assert_int_equal(recs[k].type, PMCLOG_TYPE_BUILDID);
+		assert_int_equal(recs[k].flags, PMCLOG_HF_SYNTH);
+		assert_int_equal(recs[k].tstamp, LB_TS_BASE);	/* INITIALIZE's */
+		assert_int_equal(recs[k].cpu, 2);
+		assert_int_equal(bid->pid, PMCLOG_PID_KERNEL);
+		assert_int_equal(bid->size, 20);
+		assert_int_equal(bid->start, k == 7 ? KTEXT : MTEXT);
+		assert_int_equal(bid->build_id[0], k == 7 ? 0x10 : 0x40);
+		assert_int_equal(bid->build_id[19], k == 7 ? 0x23 : 0x53);
+	}
+	assert_int_equal(recs[9].type, PMCLOG_TYPE_CLOSELOG);
+	assert_int_equal(pmclog_writer__stats(w)->records, 10);
+	pmclog_writer__free(w);
+	close(fd);
+	assert_string_equal(said, "");
+	assert_int_equal(system("rm -rf /tmp/pmclog-sysfs-??????"), 0);
+}
+
 /* Options that a newer library would know are refused; ksyms freed. */
 static void test_bad_opts(void **state)
 {
@@ -400,6 +513,7 @@ int main(void)
 		cmocka_unit_test_setup(test_copy_as_given, setup),
 		cmocka_unit_test_setup(test_ksymbols_before_closelog, setup),
 		cmocka_unit_test_setup(test_ksymbols_without_closelog, setup),
+		cmocka_unit_test_setup(test_buildids_from_sysfs, setup),
 		cmocka_unit_test_setup(test_undecodable, setup),
 		cmocka_unit_test_setup(test_after_closelog, setup),
 		cmocka_unit_test_setup(test_cut_record, setup),

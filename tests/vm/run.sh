@@ -211,17 +211,24 @@ build_module() {
 }
 
 # build_testmods REL: the test modules of tests/kmod/ (objects for the
-# scenarios to load, e.g. pmclog_testmod.ko), from build_module's snapshot.
+# scenarios to load, e.g. pmclog_testmod.ko), from build_module's snapshot;
+# each subfolder with a Kbuild is a build of its own (rebuilt/: the same
+# module built again, which one build cannot hold), its modules kept in a
+# subfolder of that name.
 build_testmods() {
-	local rel=$1 kdir=$vmdir/$1 hdr src=$vmdir/$1/src/tests/kmod ko
+	local rel=$1 kdir=$vmdir/$1 hdr src=$vmdir/$1/src/tests/kmod d ko
 	hdr=$(kernel_build_dir "$rel")
 	rm -rf "$kdir/testmods"
 	[[ -f $src/Kbuild ]] || return 0
-	note "make -C $hdr M=$src W=1 modules"
-	commented make -C "$hdr" M="$src" W=1 -j"$(nproc)" modules || return 1
-	mkdir -p "$kdir/testmods"
-	for ko in "$src"/*.ko; do
-		[[ -f $ko ]] && cp "$ko" "$kdir/testmods/"
+	for d in "$src" "$src"/*/; do
+		d=${d%/}
+		[[ -f $d/Kbuild ]] || continue
+		note "make -C $hdr M=$d W=1 modules"
+		commented make -C "$hdr" M="$d" W=1 -j"$(nproc)" modules || return 1
+		mkdir -p "$kdir/testmods/${d#"$src"}"
+		for ko in "$d"/*.ko; do
+			[[ -f $ko ]] && cp "$ko" "$kdir/testmods/${d#"$src"}/"
+		done
 	done
 	return 0
 }
@@ -254,6 +261,14 @@ put() {
 	mkdir -p "$(dirname "$2")"
 	rm -f "$2"
 	cp -L "$1" "$2"
+}
+
+# note_buildid FILE PATH TREE: "PATH HEX" in TREE's list of build-ids,
+# if FILE has one.
+note_buildid() {
+	readelf -n "$1" 2>/dev/null |
+		awk -v p="$2" '$1 == "Build" && $2 == "ID:" { print p, $3; exit }' \
+			>>"$3/lib/vmtest/buildids"
 }
 
 # put_elf_with_libs BIN TREE DST: BIN and the shared libraries it loads,
@@ -295,18 +310,31 @@ build_initramfs() {
 	echo 'root:x:0:' >"$tree/etc/group"
 
 	# Every workload: programs in /bin (with any libraries they link),
-	# shared objects they dlopen in /lib/workloads.
+	# shared objects they dlopen in /lib/workloads.  Their build-ids and
+	# the test modules', as the host's readelf sees them, in
+	# /lib/vmtest/buildids ("PATH HEX" lines), for the scenarios to
+	# check the log's BUILDIDs against.
+	mkdir -p "$tree/lib/vmtest"
+	: >"$tree/lib/vmtest/buildids"
 	for f in "$repo"/tests/workloads/bin/*; do
 		[[ -f $f ]] || continue
 		case $f in
-		*.so) put "$f" "$tree/lib/workloads/$(basename "$f")" ;;
-		*) [[ -x $f ]] && put_elf_with_libs "$f" "$tree" "/bin/$(basename "$f")" ;;
+		*.so) put "$f" "$tree/lib/workloads/$(basename "$f")"
+			note_buildid "$f" "/lib/workloads/$(basename "$f")" "$tree" ;;
+		*) [[ -x $f ]] || continue
+			put_elf_with_libs "$f" "$tree" "/bin/$(basename "$f")"
+			note_buildid "$f" "/bin/$(basename "$f")" "$tree" ;;
 		esac
 	done
 	[[ -x $tool_bin ]] && put_elf_with_libs "$tool_bin" "$tree" /bin/pmclog
-	[[ -f $kdir/pmclog.ko ]] && put "$kdir/pmclog.ko" "$tree/lib/modules/pmclog.ko"
-	for f in "$kdir"/testmods/*.ko; do
-		[[ -f $f ]] && put "$f" "$tree/lib/modules/$(basename "$f")"
+	if [[ -f $kdir/pmclog.ko ]]; then
+		put "$kdir/pmclog.ko" "$tree/lib/modules/pmclog.ko"
+		note_buildid "$kdir/pmclog.ko" pmclog "$tree"
+	fi
+	for f in "$kdir"/testmods/*.ko "$kdir"/testmods/*/*.ko; do
+		[[ -f $f ]] || continue
+		put "$f" "$tree/lib/modules/${f#"$kdir"/testmods/}"
+		note_buildid "$f" "/lib/modules/${f#"$kdir"/testmods/}" "$tree"
 	done
 
 	# Debian's cloud kernel has virtio_blk and virtio_pci as modules.

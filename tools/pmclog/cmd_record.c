@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "pmclog_archive.h"
 #include "pmclog_device.h"
 #include "pmclog_events.h"
 #include "pmclog_kallsyms.h"
@@ -62,6 +63,7 @@ struct record_opts {
 	const char *output;	/* -o; "-" is standard output */
 	int verbosity;		/* -1 for -q, 1 for -v */
 	bool no_kallsyms;	/* --no-kallsyms */
+	const char *archive;	/* --archive DIR; NULL if none */
 };
 
 enum stop_reason {
@@ -78,6 +80,7 @@ struct recorder {
 	struct pmclog_device *dev;
 	int out;		/* the log file */
 	struct pmclog_writer *writer;	/* saves it; from START on */
+	struct pmclog_archive *archive;	/* --archive: the writer's tool */
 	int sigfd;		/* SIGINT, SIGTERM, SIGHUP */
 	int pidfd;		/* the target; -1 if none or unsupported */
 	pid_t target;		/* whose exit ends the log; 0 if none */
@@ -275,6 +278,9 @@ const struct cmd_usage record_usage = {
 		OPT_STRING('o', NULL, "FILE", struct record_opts, output,
 			   "the log (default " DEFAULT_OUTPUT "; - for standard\n"
 			   "output, then CMD's goes to standard error)"),
+		OPT_STRING(0, "archive", "DIR", struct record_opts, archive,
+			   "copy the objects the log maps into DIR while they\n"
+			   "are mapped, for report -r DIR elsewhere or later"),
 		OPT_BOOL(0, "no-kallsyms", struct record_opts, no_kallsyms, true, 0,
 			 "do not save the kernel's symbols (/proc/kallsyms)\n"
 			 "in the log; a report then needs -k to name kernel\n"
@@ -769,6 +775,14 @@ static void print_summary(struct recorder *rec)
 	if (st->procs_unfollowed)
 		fprintf(stderr, "pmclog: %llu descendants were not followed (the kernel's table of followed processes was full): their samples and maps are not in the log\n",
 			(unsigned long long)st->procs_unfollowed);
+	if (rec->archive) {
+		const struct pmclog_archive_stats *as = pmclog_archive__stats(rec->archive);
+
+		fprintf(stderr, "pmclog: %llu objects (%llu bytes) archived in %s, %llu of them from their path (no longer mapped), %llu not copied; report with -r %s\n",
+			(unsigned long long)as->objects, (unsigned long long)as->bytes,
+			rec->opts->archive, (unsigned long long)as->from_path,
+			(unsigned long long)as->failed, rec->opts->archive);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -878,6 +892,13 @@ static int start_recording(struct recorder *rec)
 		ret = allocate_pmc(rec, i, &allocs[i]);
 	if (!ret)
 		ret = open_output(rec);
+	if (!ret && o->archive) {
+		rec->archive = pmclog_archive__new(o->archive, NULL);
+		if (!rec->archive) {
+			warn("cannot make the archive %s", o->archive);
+			ret = EX_CANTCREAT;
+		}
+	}
 	if (!ret)
 		ret = setup_signals(rec);
 	if (!ret && o->cmd)
@@ -903,6 +924,9 @@ static int start_recording(struct recorder *rec)
 	wopts.name = rec->out_name;
 	wopts.ksyms = rec->ksyms;
 	rec->ksyms = NULL;	/* the writer's, even if it fails */
+	/* The kernel's and START's modules' build-ids, as START's MAP_INs come. */
+	wopts.sysfs = "/sys";
+	wopts.tool = rec->archive ? pmclog_archive__tool(rec->archive) : NULL;
 	rec->writer = pmclog_writer__new(rec->out, &wopts);
 	if (!rec->writer) {
 		warn("cannot save %s", rec->out_name);
@@ -985,6 +1009,7 @@ int record_main(int argc, char **argv, struct pmclog_device *dev)
 	ret = start_recording(&rec);
 	if (ret) {
 		pmclog_writer__free(rec.writer);
+		pmclog_archive__free(rec.archive);
 		teardown(&rec);
 		discard_output(&rec);
 		free_events(&opts);
@@ -1000,6 +1025,7 @@ int record_main(int argc, char **argv, struct pmclog_device *dev)
 	print_summary(&rec);
 	report_command_exit(&rec);
 	pmclog_writer__free(rec.writer);
+	pmclog_archive__free(rec.archive);
 	free_events(&opts);
 	return rec.status;
 }

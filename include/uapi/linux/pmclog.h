@@ -52,9 +52,9 @@
 #define PMCLOG_ABI_MAJOR	1
 /*
  * Minor 1: PMCLOG_IOC_GET_PMU; 2: THROTTLE, UNTHROTTLE, PMCLOG_HF_UNFOLLOWED;
- * 3: pmclog_alloc.name, written as PMCALLOCATE's name.
+ * 3: pmclog_alloc.name, written as PMCALLOCATE's name; 4: BUILDID.
  */
-#define PMCLOG_ABI_MINOR	3
+#define PMCLOG_ABI_MINOR	4
 #define PMCLOG_ABI_PATCH	0
 
 /* Packed ABI version, as in INITIALIZE's abi_version: 0xMMmmpppp. */
@@ -137,12 +137,14 @@ struct pmclog_header {
 	X(KSYMBOL,	11,	struct pmclog_ksymbol)			\
 	/* ABI 1.2 */							\
 	X(THROTTLE,	12,	struct pmclog_throttle)			\
-	X(UNTHROTTLE,	13,	struct pmclog_throttle)
+	X(UNTHROTTLE,	13,	struct pmclog_throttle)			\
+	/* ABI 1.4 */							\
+	X(BUILDID,	14,	struct pmclog_buildid)
 
 #define __PMCLOG_TYPE_ENUM(name, value, type)	PMCLOG_TYPE_##name = (value),
 enum pmclog_type {
 	PMCLOG_RECORD_TYPES(__PMCLOG_TYPE_ENUM)
-	PMCLOG_TYPE_MAX_KNOWN	= PMCLOG_TYPE_UNTHROTTLE,
+	PMCLOG_TYPE_MAX_KNOWN	= PMCLOG_TYPE_BUILDID,
 };
 
 #undef __PMCLOG_TYPE_ENUM
@@ -444,6 +446,41 @@ struct pmclog_throttle {
 #define PMCLOG_THROTTLE_ABSENT		4	/* that CPU has no such counter */
 #define PMCLOG_THROTTLE_MAX_KNOWN	PMCLOG_THROTTLE_ABSENT
 
+/*
+ * BUILDID, 56 bytes (ABI 1.4): the object that the MAP_IN of pid at start
+ * maps has this GNU build-id (its NT_GNU_BUILD_ID note), so that a report
+ * reads names only from that build of it, and tells apart the builds of
+ * a module or library that were loaded one after the other.
+ *
+ *   pid     as in the MAP_IN
+ *   size    bytes of build_id used, 1 to PMCLOG_BUILD_ID_MAX
+ *   start   the MAP_IN's start
+ *
+ * The module writes one after the MAP_IN of a file mapping, with the
+ * MAP_IN's tstamp and cpu, when the file's first pages are in the page
+ * cache (read without I/O, as perf's build_id_parse()); and one after the
+ * MAP_IN of a module's core text when the module loads while the log
+ * runs.  The recorder writes them, with PMCLOG_HF_SYNTH (and so
+ * INITIALIZE's tstamp), for the kernel image and for the modules already
+ * loaded at START, from the notes that /sys shows of them: a reader keeps
+ * those until START's MAP_IN at the same start.  An object mapped without
+ * one has no known build-id: a file without the note, or whose pages were
+ * not cached, an anonymous or special mapping.
+ *
+ * Built by pmclog_rec_buildid().
+ */
+#define PMCLOG_BUILD_ID_MAX	20	/* as the kernel's BUILD_ID_SIZE_MAX */
+
+struct pmclog_buildid {
+	struct pmclog_header header;
+	__u32	pid;
+	__u8	size;
+	__u8	__reserved[3];
+	__u64	start;
+	__u8	build_id[PMCLOG_BUILD_ID_MAX];
+	__u32	__reserved2;
+};
+
 /* ------------------------------------------------------------------ */
 /* Events                                                             */
 
@@ -677,6 +714,8 @@ __PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_map_in, path) == 48, "MAP_IN.path");
 __PMCLOG_ASSERT(PMCLOG_RECORD_LEN(sizeof(struct pmclog_map_in) + 1) == 56,
 		"PMCLOG_RECORD_LEN: MAP_IN of a 1-byte path");
 __PMCLOG_ASSERT(sizeof(struct pmclog_map_out) == 40, "MAP_OUT");
+__PMCLOG_ASSERT(sizeof(struct pmclog_buildid) == 56, "BUILDID");
+__PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_buildid, build_id) == 32, "BUILDID.build_id");
 __PMCLOG_ASSERT(sizeof(struct pmclog_procexec) == 24, "PROCEXEC");
 __PMCLOG_ASSERT(sizeof(struct pmclog_procfork) == 24, "PROCFORK");
 __PMCLOG_ASSERT(sizeof(struct pmclog_procexit) == 24, "PROCEXIT");

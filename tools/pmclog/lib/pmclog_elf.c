@@ -323,7 +323,7 @@ static size_t notes_build_id(Elf_Data *d, __u8 *id)
 		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
 		    memcmp((char *)d->d_buf + noff, "GNU", 4))
 			continue;
-		if (!nh.n_descsz || nh.n_descsz > PMCLOG_BUILD_ID_MAX)
+		if (!nh.n_descsz || nh.n_descsz > PMCLOG_ELF_BUILD_ID_MAX)
 			return 0;
 		memcpy(id, (char *)d->d_buf + doff, nh.n_descsz);
 		return nh.n_descsz;
@@ -357,6 +357,25 @@ static size_t elf_build_id(Elf *elf, __u8 *id)
 			return len;
 	}
 	return 0;
+}
+
+int pmclog_fd_build_id(int fd, __u8 *id)
+{
+	__u8 buf[PMCLOG_ELF_BUILD_ID_MAX];
+	size_t len = 0;
+	Elf *elf;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		len = elf_build_id(elf, buf);
+	elf_end(elf);
+	/* What a log can carry: a longer one could never match a BUILDID. */
+	if (!len || len > PMCLOG_BUILD_ID_MAX)
+		return 0;
+	memcpy(id, buf, len);
+	return (int)len;
 }
 
 static Elf_Scn *elf_section(Elf *elf, size_t shstrndx, const char *want,
@@ -921,7 +940,7 @@ static __u32 file_crc(const unsigned char *p, size_t len)
 static int debug_try(struct elf_ctx *c, const char *path, const __u32 *crc,
 		     struct debug_file *d, char *notes, size_t nlen)
 {
-	__u8 id[PMCLOG_BUILD_ID_MAX];
+	__u8 id[PMCLOG_ELF_BUILD_ID_MAX];
 	size_t idlen, n;
 	GElf_Shdr sh;
 	int ret;
@@ -972,7 +991,7 @@ static int debug_by_build_id(struct elf_ctx *c, const struct pmclog_elf_opts *o,
 			     struct debug_file *d, char *path, size_t plen,
 			     char *notes, size_t nlen)
 {
-	char idhex[2 * PMCLOG_BUILD_ID_MAX + 1];
+	char idhex[2 * PMCLOG_ELF_BUILD_ID_MAX + 1];
 
 	if (c->out->build_id_len < 2)
 		return -ENOENT;

@@ -244,6 +244,19 @@ static int put_throttle(struct pmclog_tool *tool, const struct pmclog_record *re
 	return 0;
 }
 
+static int put_buildid(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	FILE *f = out(tool);
+	const struct pmclog_buildid *b = rec->rec.buildid;
+
+	put_pid(f, "pid", b->pid);
+	fprintf(f, " start=0x%" PRIx64 " synth=%d build_id=", (uint64_t)b->start,
+		!!(rec->flags & PMCLOG_HF_SYNTH));
+	for (unsigned int i = 0; i < b->size; i++)
+		fprintf(f, "%02x", b->build_id[i]);
+	return 0;
+}
+
 static int put_unknown(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
 	FILE *f = out(tool);
@@ -268,6 +281,7 @@ static const struct pmclog_tool format_tool = {
 	.throttle	= put_throttle,
 	.unthrottle	= put_throttle,
 	.unknown	= put_unknown,
+	.buildid	= put_buildid,
 };
 
 int pmclog_format_record(FILE *f, const struct pmclog_record *rec)

@@ -44,6 +44,13 @@ bool pmclog_opts_valid(const void *opts, size_t known);
 #define OPTS_GET(opts, field, fallback) \
 	(OPTS_HAS(opts, field) ? (opts)->field : (fallback))
 
+/*
+ * The GNU build-id of the ELF file fd (pmclog_elf.c, as
+ * pmclog_elf__build_id() finds it): its size, at most PMCLOG_BUILD_ID_MAX
+ * bytes into id (what a log's BUILDID holds), or 0.
+ */
+int pmclog_fd_build_id(int fd, __u8 *id);
+
 /* Return -err with errno set to err (libbpf's libbpf_err()). */
 static inline int pmclog_err(int err)
 {
@@ -239,6 +246,8 @@ int pmclog_addrmap__insert(struct pmclog_addrmap *m, __u64 start, __u64 end,
 int pmclog_addrmap__remove(struct pmclog_addrmap *m, __u64 start, __u64 end);
 const struct pmclog_map *pmclog_addrmap__find(const struct pmclog_addrmap *m,
 					      __u64 addr);
+/* The map that starts at start, to change its object; NULL if none. */
+struct pmclog_map *pmclog_addrmap__at(struct pmclog_addrmap *m, __u64 start);
 int pmclog_addrmap__copy(struct pmclog_addrmap *dst,
 			 const struct pmclog_addrmap *src);
 

@@ -129,6 +129,13 @@ const struct pmclog_map *pmclog_addrmap__find(const struct pmclog_addrmap *m,
 	return NULL;
 }
 
+struct pmclog_map *pmclog_addrmap__at(struct pmclog_addrmap *m, __u64 start)
+{
+	size_t i = first_after(m, start);
+
+	return i < m->count && m->maps[i].start == start ? &m->maps[i] : NULL;
+}
+
 int pmclog_addrmap__copy(struct pmclog_addrmap *dst,
 			 const struct pmclog_addrmap *src)
 {

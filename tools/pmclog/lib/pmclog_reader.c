@@ -380,6 +380,17 @@ static int check_tail_string(struct pmclog_reader *r, const struct pmclog_record
 	return 0;
 }
 
+static int check_buildid(struct pmclog_reader *r)
+{
+	const struct pmclog_buildid *b = (const void *)r->rec;
+
+	if (!b->size || b->size > PMCLOG_BUILD_ID_MAX)
+		return reader_fail(r, -EBADMSG,
+				   "BUILDID record at offset %llu has size %u: expected 1 to %u",
+				   offset_of(r), b->size, PMCLOG_BUILD_ID_MAX);
+	return 0;
+}
+
 static int check_pmcallocate(struct pmclog_reader *r)
 {
 	size_t off = offsetof(struct pmclog_pmcallocate, name);
@@ -404,6 +415,8 @@ static int check_body(struct pmclog_reader *r, const struct pmclog_record *ev)
 		return check_tail_string(r, ev, "path");
 	case PMCLOG_TYPE_KSYMBOL:
 		return check_tail_string(r, ev, "name");
+	case PMCLOG_TYPE_BUILDID:
+		return check_buildid(r);
 	default:
 		/* Fixed-size records, and types of a newer minor version. */
 		return 0;

@@ -99,6 +99,7 @@ struct pmclog_record {
 		const struct pmclog_dropnotify *dropnotify;
 		const struct pmclog_ksymbol *ksymbol;
 		const struct pmclog_throttle *throttle;	/* and UNTHROTTLE */
+		const struct pmclog_buildid *buildid;
 	} rec;
 	/*
 	 * MAP_IN, PROCEXEC: the path, checked to be NUL-terminated inside

@@ -25,6 +25,14 @@ struct pending_sym {
 	const char *name;
 };
 
+/* A recorder's BUILDID (of START's kernel maps), waiting for its MAP_IN. */
+struct pending_bid {
+	__u32 pid;
+	__u64 start;
+	__u8 size;
+	__u8 id[PMCLOG_BUILD_ID_MAX];
+};
+
 struct comm {
 	__u32 pid;
 	const char *path;
@@ -45,6 +53,8 @@ struct pmclog_replay {
 	size_t nobjs, objs_cap;
 	struct pending_sym *pending;	/* KSYMBOLs waiting for their MAP_IN */
 	size_t npending, pending_cap;
+	struct pending_bid *pending_bids;
+	size_t npending_bids, pending_bids_cap;
 	struct comm *comms;
 	size_t ncomms, comms_cap;
 	struct pmclog_replay_stats stats;
@@ -80,6 +90,7 @@ void pmclog_replay__free(struct pmclog_replay *r)
 	free(r->arena);
 	free(r->refs);
 	free(r->pending);
+	free(r->pending_bids);
 	free(r->comms);
 	pmclog_procmaps__free(r->maps);
 	free(r);
@@ -103,18 +114,24 @@ int pmclog_replay__add(struct pmclog_replay *r, const struct pmclog_record *rec)
 /* ------------------------------------------------------------------ */
 /* Objects                                                            */
 
+/* The object (path, kind, build-id); id_size 0: no build-id known. */
 static struct pmclog_object *object_get(struct pmclog_replay *r,
 					const char *path,
-					enum pmclog_obj_kind kind)
+					enum pmclog_obj_kind kind,
+					const __u8 *id, __u8 id_size)
 {
 	const char *ipath = pmclog_strings__intern(r->strings, path);
 	struct pmclog_object *o;
 
 	if (!ipath)
 		return NULL;
-	for (size_t i = r->nobjs; i-- > 0;)
-		if (r->objs[i]->path == ipath && r->objs[i]->kind == kind)
-			return r->objs[i];
+	for (size_t i = r->nobjs; i-- > 0;) {
+		o = r->objs[i];
+		if (o->path == ipath && o->kind == kind &&
+		    o->build_id_size == id_size &&
+		    (!id_size || !memcmp(o->build_id, id, id_size)))
+			return o;
+	}
 	if (PMCLOG_GROW(r->objs, r->objs_cap, r->nobjs + 1))
 		return NULL;
 	o = calloc(1, sizeof(*o));
@@ -122,8 +139,55 @@ static struct pmclog_object *object_get(struct pmclog_replay *r,
 		return NULL;
 	o->path = ipath;
 	o->kind = kind;
+	o->build_id_size = id_size;
+	if (id_size)
+		memcpy(o->build_id, id, id_size);
 	r->objs[r->nobjs++] = o;
 	return o;
+}
+
+static void object_map(struct pmclog_object *o, const struct pmclog_map *e)
+{
+	if (e->base + (e->end - e->start) > o->limit)
+		o->limit = e->base + (e->end - e->start);
+}
+
+/*
+ * Map e holds the build id (size bytes) of its object: from now on it
+ * maps the object of that build, a new one the first time.
+ */
+static int map_build_id(struct pmclog_replay *r, struct pmclog_map *e,
+			const __u8 *id, __u8 size)
+{
+	struct pmclog_object *o = e->obj, *n;
+
+	if (o->build_id_size == size && !memcmp(o->build_id, id, size))
+		return 0;
+	n = object_get(r, o->path, o->kind, id, size);
+	if (!n)
+		return -ENOMEM;
+	e->obj = n;
+	object_map(n, e);
+	return 0;
+}
+
+/* The recorder's BUILDIDs that waited for START's kernel map e. */
+static int adopt_pending_bids(struct pmclog_replay *r, struct pmclog_map *e)
+{
+	size_t n = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < r->npending_bids; i++) {
+		struct pending_bid *p = &r->pending_bids[i];
+
+		if (!ret && p->start == e->start) {
+			ret = map_build_id(r, e, p->id, p->size);
+			continue;
+		}
+		r->pending_bids[n++] = *p;
+	}
+	r->npending_bids = n;
+	return ret;
 }
 
 static enum pmclog_obj_kind map_kind(const struct pmclog_map_in *m,
@@ -189,9 +253,11 @@ static int on_map_in(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
 	struct pmclog_replay *r = replay_of(tool);
 	const struct pmclog_map_in *m = rec->rec.map_in;
-	struct pmclog_object *o = object_get(r, rec->path, map_kind(m, rec->path));
+	struct pmclog_object *o = object_get(r, rec->path, map_kind(m, rec->path),
+					     NULL, 0);
 	struct pmclog_addrmap *am;
-	const struct pmclog_map *e;
+	struct pmclog_map *e;
+	int ret;
 
 	if (!o)
 		return -ENOMEM;
@@ -202,8 +268,8 @@ static int on_map_in(struct pmclog_tool *tool, const struct pmclog_record *rec)
 	am = pmclog_procmaps__get(r->maps, m->pid, true);
 	if (!am || pmclog_addrmap__insert(am, m->start, m->end, m->offset, o))
 		return -ENOMEM;
-	if (m->offset + (m->end - m->start) > o->limit)
-		o->limit = m->offset + (m->end - m->start);
+	e = pmclog_addrmap__at(am, m->start);
+	object_map(o, e);
 	/*
 	 * Only START's maps adopt waiting KSYMBOLs: those are the recorder's
 	 * (the kernel as /proc/kallsyms showed it at START, stamped with
@@ -211,11 +277,38 @@ static int on_map_in(struct pmclog_tool *tool, const struct pmclog_record *rec)
 	 * loaded later may sit where one of them pointed (freed init text,
 	 * an unloaded module): its own KSYMBOLs follow its MAP_IN.
 	 */
-	if (m->pid != PMCLOG_PID_KERNEL || !(m->flags & PMCLOG_MAP_F_INITIAL) ||
-	    !r->npending)
+	if (m->pid != PMCLOG_PID_KERNEL || !(m->flags & PMCLOG_MAP_F_INITIAL))
 		return 0;
-	e = pmclog_addrmap__find(am, m->start);
-	return e ? adopt_pending(r, e) : 0;
+	/* The build first: the symbols go to the object of that build. */
+	ret = r->npending_bids ? adopt_pending_bids(r, e) : 0;
+	return !ret && r->npending ? adopt_pending(r, e) : ret;
+}
+
+/*
+ * The object that the MAP_IN of (pid, start) just before it maps is of
+ * that build.  The recorder's (START's kernel maps, stamped with
+ * INITIALIZE's time) wait for the MAP_IN.
+ */
+static int on_buildid(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	struct pmclog_replay *r = replay_of(tool);
+	const struct pmclog_buildid *b = rec->rec.buildid;
+	struct pmclog_addrmap *am = pmclog_procmaps__get(r->maps, b->pid, false);
+	struct pmclog_map *e = am ? pmclog_addrmap__at(am, b->start) : NULL;
+	struct pending_bid *p;
+
+	if (e)
+		return map_build_id(r, e, b->build_id, b->size);
+	if (!(rec->flags & PMCLOG_HF_SYNTH) || b->pid != PMCLOG_PID_KERNEL) {
+		r->stats.buildids_unmapped++;
+		return 0;
+	}
+	if (PMCLOG_GROW(r->pending_bids, r->pending_bids_cap, r->npending_bids + 1))
+		return -ENOMEM;
+	p = &r->pending_bids[r->npending_bids++];
+	*p = (struct pending_bid){ .pid = b->pid, .start = b->start, .size = b->size };
+	memcpy(p->id, b->build_id, b->size);
+	return 0;
 }
 
 static int on_map_out(struct pmclog_tool *tool, const struct pmclog_record *rec)
@@ -395,6 +488,7 @@ static const struct pmclog_tool replay_tool = {
 	.ksymbol	= on_ksymbol,
 	.throttle	= on_throttle,
 	.unthrottle	= on_throttle,
+	.buildid	= on_buildid,
 };
 
 static int ref_cmp(const void *a, const void *b)
@@ -423,6 +517,7 @@ int pmclog_replay__run(struct pmclog_replay *r, pmclog_replay_sample_fn fn,
 		ret = pmclog_tool__deliver(&r->tool, &rec);
 	}
 	r->stats.ksymbols_unmapped = r->npending;
+	r->stats.buildids_unmapped += r->npending_bids;
 	for (size_t i = 0; i < r->nobjs; i++)
 		if (r->objs[i]->logsyms)
 			pmclog_symtab__finish(r->objs[i]->logsyms, r->objs[i]->limit);

@@ -46,12 +46,20 @@ enum pmclog_obj_kind {
 	PMCLOG_OBJ_KMODULE_INIT,	/* a module's .init text */
 };
 
+/*
+ * An object is a (path, kind, build-id): the builds of a module or
+ * library that a log maps one after the other (BUILDID) are objects of
+ * their own, each with its own KSYMBOLs; maps without a BUILDID share the
+ * object of their path and kind with build_id_size 0.
+ */
 struct pmclog_object {
 	const char *path;		/* interned, as the log names it */
 	enum pmclog_obj_kind kind;
 	struct pmclog_symtab *logsyms;	/* from KSYMBOL; NULL if none */
 	__u64 limit;			/* highest object address mapped */
 	void *priv;			/* for the resolver (pmclog_resolve.h) */
+	__u8 build_id_size;		/* 0: not known */
+	__u8 build_id[PMCLOG_BUILD_ID_MAX];
 };
 
 struct pmclog_sample_loc {
@@ -85,6 +93,7 @@ struct pmclog_replay_stats {
 	bool closelog;
 	__u64 close_samples, close_samples_dropped, close_records_dropped;
 	__u64 ksymbols_unmapped;	/* KSYMBOL inside no kernel map, ever */
+	__u64 buildids_unmapped;	/* BUILDID of no map that started there */
 	__u64 maps_bad;			/* MAP_IN/MAP_OUT with end <= start */
 	__u64 procs_unfollowed;		/* PROCFORK with PMCLOG_HF_UNFOLLOWED */
 	__u32 abi_version;

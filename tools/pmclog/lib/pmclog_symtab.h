@@ -112,7 +112,8 @@ struct pmclog_elf_segment {
 	__u64 filesz;
 };
 
-#define PMCLOG_BUILD_ID_MAX	64
+/* Longer than the log's (PMCLOG_BUILD_ID_MAX): linkers may write any length. */
+#define PMCLOG_ELF_BUILD_ID_MAX	64
 
 /* Where the names of a stripped file came from (pmclog_elf.debug). */
 enum pmclog_elf_debug {
@@ -134,8 +135,8 @@ struct pmclog_elf {
 	/* The libpmclog 1.1 fields. */
 	bool has_dynsym;
 	size_t nplt;		/* name@plt symbols made for PLT entries */
-	__u8 build_id[PMCLOG_BUILD_ID_MAX];	/* NT_GNU_BUILD_ID's descriptor */
-	size_t build_id_len;	/* 0: none (or longer than PMCLOG_BUILD_ID_MAX) */
+	__u8 build_id[PMCLOG_ELF_BUILD_ID_MAX];	/* NT_GNU_BUILD_ID's descriptor */
+	size_t build_id_len;	/* 0: none (or longer than PMCLOG_ELF_BUILD_ID_MAX) */
 	enum pmclog_elf_debug debug;
 	const char *debug_path;	/* interned: the debug file whose .symtab was read */
 	const char *debug_note;	/* interned: why none was (candidates refused), or NULL */

@@ -5,7 +5,7 @@
 #include "pmclog_tool.h"
 
 /* A type appended to PMCLOG_RECORD_TYPES needs its member and case here. */
-_Static_assert(PMCLOG_TYPE_MAX_KNOWN == PMCLOG_TYPE_UNTHROTTLE,
+_Static_assert(PMCLOG_TYPE_MAX_KNOWN == PMCLOG_TYPE_BUILDID,
 	       "struct pmclog_tool has a callback for every known type");
 
 static pmclog_tool_fn type_fn(const struct pmclog_tool *t, unsigned int type)
@@ -24,6 +24,7 @@ static pmclog_tool_fn type_fn(const struct pmclog_tool *t, unsigned int type)
 	case PMCLOG_TYPE_KSYMBOL:	return t->ksymbol;
 	case PMCLOG_TYPE_THROTTLE:	return t->throttle;
 	case PMCLOG_TYPE_UNTHROTTLE:	return t->unthrottle;
+	case PMCLOG_TYPE_BUILDID:	return t->buildid;
 	default:
 		/* Type 0 never gets past the reader. */
 		return type > PMCLOG_TYPE_MAX_KNOWN ? t->unknown : NULL;

@@ -42,6 +42,7 @@ struct pmclog_tool {
 	pmclog_tool_fn throttle;
 	pmclog_tool_fn unthrottle;
 	pmclog_tool_fn unknown;		/* a type above PMCLOG_TYPE_MAX_KNOWN */
+	pmclog_tool_fn buildid;		/* ABI 1.4, appended */
 };
 
 /*

@@ -14,6 +14,9 @@
  * stats' tool.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,6 +31,9 @@ struct pmclog_writer {
 	int fd;
 	char *name;
 	struct pmclog_kallsyms *ksyms;	/* NULL once its records are written */
+	char *sysfs;			/* NULL: no BUILDIDs of the kernel */
+	struct pmclog_tool *observer;	/* opts.tool, or NULL */
+	bool synth_done;		/* the synthetic records are written */
 	struct pmclog_header init;	/* INITIALIZE's header */
 	bool have_init;
 	bool undecoded;		/* the reader stopped: the rest is saved as is */
@@ -44,6 +50,8 @@ struct pmclog_writer {
 
 	unsigned char *synth;	/* the synthetic records, staged */
 	size_t synth_len, synth_cap;
+	struct pmclog_buildid *bids;	/* BUILDIDs of START's kernel maps */
+	size_t nbids, bids_cap;
 };
 
 static struct pmclog_writer *writer_of(struct pmclog_tool *tool)
@@ -102,42 +110,131 @@ static void save_input(struct pmclog_writer *w, __u64 upto)
 /* ------------------------------------------------------------------ */
 /* Synthetic records                                                  */
 
-static int stage_synth(void *ctx, const struct pmclog_ksymbol *ks)
+/* Stage the synthetic record raw (its header says its length), counted. */
+static int stage_record(struct pmclog_writer *w, const void *raw)
 {
-	struct pmclog_writer *w = ctx;
-	size_t n = ks->header.length;
+	size_t n = ((const struct pmclog_header *)raw)->length;
 	struct pmclog_record rec;
 
 	if (PMCLOG_GROW(w->synth, w->synth_cap, w->synth_len + n))
 		return -ENOMEM;
-	memcpy(w->synth + w->synth_len, ks, n);
-	pmclog_record__describe(&rec, ks, w->base + w->synth_len);
+	memcpy(w->synth + w->synth_len, raw, n);
+	pmclog_record__describe(&rec, w->synth + w->synth_len,
+				w->base + w->synth_len);
 	w->synth_len += n;
 	return pmclog_tool__deliver(&w->stats.tool, &rec);
 }
 
+static int stage_synth(void *ctx, const struct pmclog_ksymbol *ks)
+{
+	return stage_record(ctx, ks);
+}
+
 /*
- * The KSYMBOLs of the kernel functions the samples fell in, from the
- * symbols read at START, with INITIALIZE's tstamp and cpu: they describe
+ * The GNU build-id among the ELF notes in p (n bytes, as sysfs shows a
+ * notes section): 1 and *b filled, or 0.
+ */
+static int note_build_id(const unsigned char *p, size_t n,
+			 struct pmclog_buildid *b)
+{
+	size_t off = 0;
+
+	while (n - off >= 12) {
+		__u32 namesz, descsz, type;
+		size_t name, desc;
+
+		memcpy(&namesz, p + off, 4);
+		memcpy(&descsz, p + off + 4, 4);
+		memcpy(&type, p + off + 8, 4);
+		name = ((size_t)namesz + 3) & ~(size_t)3;
+		desc = ((size_t)descsz + 3) & ~(size_t)3;
+		if (name > n - off - 12 || desc > n - off - 12 - name)
+			return 0;
+		if (type == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 &&
+		    !memcmp(p + off + 12, "GNU", 4) && descsz &&
+		    descsz <= PMCLOG_BUILD_ID_MAX) {
+			b->size = (__u8)descsz;
+			memcpy(b->build_id, p + off + 12 + name, descsz);
+			return 1;
+		}
+		off += 12 + name + desc;
+	}
+	return 0;
+}
+
+/*
+ * START's MAP_IN of the kernel or of a module: its build-id, from sysfs
+ * now, kept for the synthetic records.  A module that sysfs no longer
+ * shows (unloaded since START) goes without.
+ */
+static int note_kernel_map(struct pmclog_writer *w, const struct pmclog_record *rec)
+{
+	const struct pmclog_map_in *m = rec->rec.map_in;
+	struct pmclog_buildid b = { 0 };
+	unsigned char notes[4096];
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd, len;
+
+	if (m->flags & PMCLOG_MAP_F_KMODULE)
+		len = snprintf(path, sizeof(path), "%s/module/%s/notes/.note.gnu.build-id",
+			       w->sysfs, rec->path);
+	else
+		len = snprintf(path, sizeof(path), "%s/kernel/notes", w->sysfs);
+	if (len < 0 || (size_t)len >= sizeof(path) || strchr(rec->path, '/'))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	do
+		n = read(fd, notes, sizeof(notes));
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n <= 0 || !note_build_id(notes, (size_t)n, &b))
+		return 0;
+	if (PMCLOG_GROW(w->bids, w->bids_cap, w->nbids + 1))
+		return -ENOMEM;
+	b.header = (struct pmclog_header){
+		.magic = PMCLOG_HEADER_MAGIC, .type = PMCLOG_TYPE_BUILDID,
+		.length = sizeof(b), .flags = PMCLOG_HF_SYNTH,
+	};
+	b.pid = PMCLOG_PID_KERNEL;
+	b.start = m->start;
+	w->bids[w->nbids++] = b;
+	return 0;
+}
+
+/*
+ * The recorder's records: the KSYMBOLs of the kernel functions the
+ * samples fell in, from the symbols read at START, then the BUILDIDs of
+ * START's kernel maps, with INITIALIZE's tstamp and cpu: they describe
  * the kernel as it was then, wherever they sit in the file.  Once.
  */
-static void add_ksymbols(struct pmclog_writer *w)
+static void add_synth(struct pmclog_writer *w)
 {
 	struct pmclog_stats before = w->stats;
-	int ret = -EINVAL;
+	int ret = 0;
 
-	if (!w->ksyms)
+	if (w->synth_done || (!w->ksyms && !w->nbids))
 		return;
+	w->synth_done = true;
 	w->synth_len = 0;
-	if (w->have_init)
+	if (!w->have_init)
+		ret = -EINVAL;
+	if (!ret && w->ksyms)
 		ret = pmclog_kallsyms__foreach_record(w->ksyms, true, w->init.tstamp,
 						      w->init.cpu, stage_synth, w);
+	for (size_t i = 0; !ret && i < w->nbids; i++) {
+		w->bids[i].header.tstamp = w->init.tstamp;
+		w->bids[i].header.cpu = w->init.cpu;
+		ret = stage_record(w, &w->bids[i]);
+	}
 	pmclog_kallsyms__free(w->ksyms);
 	w->ksyms = NULL;
 	if (ret) {
 		w->stats = before;
-		pr_warn("cannot add the kernel symbols to %s: %s\n", w->name,
-			w->have_init ? "out of memory" : "the log has no INITIALIZE");
+		pr_warn("cannot add the kernel's symbols and build-ids to %s: %s\n",
+			w->name, w->have_init ? "out of memory" : "the log has no INITIALIZE");
 		return;
 	}
 	write_out(w, w->synth, w->synth_len);
@@ -148,7 +245,12 @@ static void add_ksymbols(struct pmclog_writer *w)
 
 static int on_record(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
-	return pmclog_tool__deliver(&writer_of(tool)->stats.tool, rec);
+	struct pmclog_writer *w = writer_of(tool);
+	int ret = pmclog_tool__deliver(&w->stats.tool, rec);
+
+	if (w->observer)
+		pmclog_tool__deliver(w->observer, rec);
+	return ret;
 }
 
 static int on_initialize(struct pmclog_tool *tool, const struct pmclog_record *rec)
@@ -160,7 +262,24 @@ static int on_initialize(struct pmclog_tool *tool, const struct pmclog_record *r
 	return 0;
 }
 
-/* A kernel sample marks the function it fell in, for add_ksymbols(). */
+static int on_map_in(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	struct pmclog_writer *w = writer_of(tool);
+	const struct pmclog_map_in *m = rec->rec.map_in;
+
+	if (!w->sysfs || w->synth_done || m->pid != PMCLOG_PID_KERNEL ||
+	    !(m->flags & PMCLOG_MAP_F_INITIAL) || (m->flags & PMCLOG_MAP_F_INIT))
+		return 0;
+	if (note_kernel_map(w, rec)) {
+		pr_warn("%s: out of memory: the build-ids of the kernel and its modules are not added\n",
+			w->name);
+		free(w->sysfs);
+		w->sysfs = NULL;
+	}
+	return 0;
+}
+
+/* A kernel sample marks the function it fell in, for add_synth(). */
 static int on_pcsample(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
 	struct pmclog_writer *w = writer_of(tool);
@@ -176,7 +295,7 @@ static int on_closelog(struct pmclog_tool *tool, const struct pmclog_record *rec
 	struct pmclog_writer *w = writer_of(tool);
 
 	save_input(w, rec->offset);
-	add_ksymbols(w);
+	add_synth(w);
 	w->closelog_end = rec->offset + rec->length;
 	return 0;
 }
@@ -184,6 +303,7 @@ static int on_closelog(struct pmclog_tool *tool, const struct pmclog_record *rec
 static const struct pmclog_tool writer_tool = {
 	.record		= on_record,
 	.initialize	= on_initialize,
+	.map_in		= on_map_in,
 	.pcsample	= on_pcsample,
 	.closelog	= on_closelog,
 };
@@ -216,6 +336,8 @@ struct pmclog_writer *pmclog_writer__new(int fd,
 {
 	struct pmclog_kallsyms *ksyms = OPTS_GET(opts, ksyms, NULL);
 	const char *name = OPTS_GET(opts, name, NULL);
+	const char *sysfs = OPTS_GET(opts, sysfs, NULL);
+	struct pmclog_tool *observer = OPTS_GET(opts, tool, NULL);
 	struct pmclog_writer *w;
 
 	if (!OPTS_VALID(opts, pmclog_writer_opts__last_field) || fd < 0) {
@@ -235,7 +357,9 @@ struct pmclog_writer *pmclog_writer__new(int fd,
 	w->ksyms = ksyms;
 	w->name = strdup(name ? name : "the log");
 	w->reader = pmclog_reader__new(NULL);
-	if (!w->name || !w->reader) {
+	w->sysfs = sysfs ? strdup(sysfs) : NULL;
+	w->observer = observer;
+	if (!w->name || !w->reader || (sysfs && !w->sysfs)) {
 		pmclog_writer__free(w);
 		errno = ENOMEM;
 		return NULL;
@@ -291,7 +415,7 @@ int pmclog_writer__finish(struct pmclog_writer *w)
 			w->name, (unsigned long long)w->base);
 	save_input(w, input_end(w));
 	/* A log that stopped without CLOSELOG still gets its symbols. */
-	add_ksymbols(w);
+	add_synth(w);
 	return w->err ? pmclog_err(-w->err) : 0;
 }
 
@@ -317,7 +441,9 @@ void pmclog_writer__free(struct pmclog_writer *w)
 	pmclog_reader__free(w->reader);
 	pmclog_kallsyms__free(w->ksyms);
 	free(w->name);
+	free(w->sysfs);
 	free(w->buf);
 	free(w->synth);
+	free(w->bids);
 	free(w);
 }

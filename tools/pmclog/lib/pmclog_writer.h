@@ -7,7 +7,8 @@
  * them as it goes (a memory pmclog_reader, the one decode path) to keep
  * the counts (pmclog_stats) and to place the records the recorder adds
  * (PMCLOG_HF_SYNTH): the KSYMBOLs of the kernel functions the samples
- * fell in go just before CLOSELOG, with INITIALIZE's tstamp and cpu, or
+ * fell in, and the BUILDIDs of the kernel and of the modules loaded at
+ * START, go just before CLOSELOG, with INITIALIZE's tstamp and cpu, or
  * at the end of a log that stops without CLOSELOG.
  *
  *   w = pmclog_writer__new(fd, &opts);
@@ -46,8 +47,22 @@ struct pmclog_writer_opts {
 	 * from now on (it frees them).  NULL: no KSYMBOLs are added.
 	 */
 	struct pmclog_kallsyms *ksyms;
+	/*
+	 * Where sysfs is mounted ("/sys"): the build-ids of the kernel
+	 * (kernel/notes) and of each module that START's MAP_INs show
+	 * (module/NAME/notes/.note.gnu.build-id) are read there when the
+	 * writer sees those MAP_INs, as the log is being recorded.  NULL:
+	 * no BUILDIDs are added.
+	 */
+	const char *sysfs;
+	/*
+	 * Also gets every record the writer decodes, after the counts, as
+	 * it comes (a pmclog_archive's tool); its return is ignored.  NULL:
+	 * none.
+	 */
+	struct pmclog_tool *tool;
 };
-#define pmclog_writer_opts__last_field ksyms
+#define pmclog_writer_opts__last_field tool
 
 #define PMCLOG_WRITER_OPTS_INIT { .sz = sizeof(struct pmclog_writer_opts) }
 
