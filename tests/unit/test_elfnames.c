@@ -412,6 +412,9 @@ struct objs_run {
  */
 #define BASE	0x7f0000000000ULL
 
+/* The build-id of the next objs_report()'s map: 20 bytes of it; 0: none. */
+static unsigned char objs_build_id;
+
 static void objs_report(struct objs_run *r, const char *root, const char *path,
 			const __u64 *offs, size_t n, bool demangle)
 {
@@ -426,6 +429,12 @@ static void objs_report(struct objs_run *r, const char *root, const char *path,
 	memset(&b, 0, sizeof(b));
 	lb_initialize(&b);
 	lb_map_in(&b, 3, BASE, BASE + 0x1000000, 0, 0, path);
+	if (objs_build_id) {
+		size_t off = lb_buildid(&b, 3, BASE, PMCLOG_BUILD_ID_MAX, 0);
+
+		memset(((struct pmclog_buildid *)(b.data + off))->build_id, objs_build_id,
+		       PMCLOG_BUILD_ID_MAX);
+	}
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k <= i; k++)	/* i + 1 samples: rows in a known order */
 			lb_pcsample(&b, 0, 3, 3, BASE + offs[n - 1 - i], 1);
@@ -481,6 +490,73 @@ static void test_debug_report(void **state)
 	assert_non_null(strstr(text, "/root/usr/lib/debug/.build-id/" ID1_PATH " .symtab (by build-id)"));
 	free(text);
 	objs_free(&r);
+}
+
+/* The messages of the library, kept for a test to read. */
+static char said[4096];
+
+static int keep_said(enum pmclog_print_level level, const char *fmt, va_list ap)
+{
+	size_t n = strlen(said);
+
+	(void)level;
+	return vsnprintf(said + n, sizeof(said) - n, fmt, ap);
+}
+
+/*
+ * The log's build-id against the file's: the file of another build
+ * (libother.so, ID2, at the path of the log's libplt.so, ID1) names
+ * nothing and is said once; the same build names as before; under -r, an
+ * archive's copy of the build (ROOT/.build-id/NN/REST) is the one read
+ * when the path holds another build.
+ */
+static void test_build_id_mismatch(void **state)
+{
+	char root[128], *text;
+	struct objs_run r;
+	__u64 offs[] = { file_offset("libplt.so", nm_value("libplt.so", "api_fn")) };
+	pmclog_print_fn_t old;
+
+	(void)state;
+	run("cd %s && mkdir -p arch/lib arch/.build-id/22 && cp libplt.so arch/lib/libx.so && "
+	    "cp libother.so arch/.build-id/22/%s", dir, ID2 + 2);
+	snprintf(root, sizeof(root), "%s/arch", dir);
+	said[0] = '\0';
+	old = pmclog_set_print(keep_said);
+
+	/* The log's build is the one at the path: named. */
+	objs_build_id = 0x11;
+	objs_report(&r, root, "/lib/libx.so", offs, 1, true);
+	assert_string_equal(pmclog_report__row(r.rep, 0)->symbol, "api_fn");
+	objs_free(&r);
+	assert_string_equal(said, "");
+
+	/* Another build at the path, none in the archive: not named. */
+	objs_build_id = 0x33;
+	objs_report(&r, root, "/lib/libx.so", offs, 1, true);
+	assert_int_equal(pmclog_report__nrows(r.rep), 1);
+	assert_int_equal(strncmp(pmclog_report__row(r.rep, 0)->symbol, "0x", 2), 0);
+	text = stats_text(r.rep);
+	assert_non_null(strstr(text, "/arch/lib/libx.so has build-id " ID1 ", the log's is "
+				     "3333333333333333333333333333333333333333: another build, not used"));
+	free(text);
+	objs_free(&r);
+	assert_non_null(strstr(said, "/arch/lib/libx.so: not the build the log mapped (build-id " ID1));
+	assert_null(strstr(strstr(said, "not the build") + 1, "not the build"));	/* once */
+
+	/* The archive holds the log's build (ID2): read from there. */
+	said[0] = '\0';
+	objs_build_id = 0x22;
+	offs[0] = file_offset("libother.so", nm_value("libother.so", "api_fn"));
+	objs_report(&r, root, "/lib/libx.so", offs, 1, true);
+	assert_string_equal(pmclog_report__row(r.rep, 0)->symbol, "api_fn");
+	text = stats_text(r.rep);
+	assert_non_null(strstr(text, "/arch/.build-id/22/"));
+	free(text);
+	objs_free(&r);
+	assert_string_equal(said, "");
+	objs_build_id = 0;
+	pmclog_set_print(old);
 }
 
 /*
@@ -976,6 +1052,7 @@ int main(void)
 		cmocka_unit_test(test_compressed_modules),
 		cmocka_unit_test(test_compressed_module_kdir),
 		cmocka_unit_test(test_build_id_pt_note),
+		cmocka_unit_test(test_build_id_mismatch),
 		cmocka_unit_test(test_srcline),
 	};
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "pmclog_internal.h"
 #include "pmclog_resolve.h"
@@ -335,6 +336,70 @@ static void describe(struct obj_priv *p, const struct loaded *l)
 #undef PUT
 }
 
+static void hex(char *buf, size_t len, const __u8 *id, size_t n)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && k + 3 <= len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%02x", id[i]);
+}
+
+/*
+ * Whether l is the build of obj that the log mapped: its build-id is the
+ * log's (BUILDID), or one of them is not known.  If not, obj is not named
+ * from it (as perf refuses a file whose build-id is not the recorded
+ * one): said once, and in -v's detail.
+ */
+static bool build_matches(const struct pmclog_object *obj, const struct loaded *l)
+{
+	const __u8 *id;
+	size_t len;
+
+	if (!obj->build_id_size || !l->elf ||
+	    !(id = pmclog_elf__build_id(l->elf, &len)))
+		return true;
+	return len == obj->build_id_size && !memcmp(id, obj->build_id, len);
+}
+
+static bool same_build(const struct pmclog_object *obj, struct obj_priv *p,
+		       const struct loaded *l)
+{
+	char want[2 * PMCLOG_BUILD_ID_MAX + 1], got[2 * PMCLOG_ELF_BUILD_ID_MAX + 1];
+	const __u8 *id;
+	size_t len;
+
+	if (build_matches(obj, l))
+		return true;
+	id = pmclog_elf__build_id(l->elf, &len);
+	hex(want, sizeof(want), obj->build_id, obj->build_id_size);
+	hex(got, sizeof(got), id, len);
+	p->state = PMCLOG_OBJST_NOTFOUND;
+	snprintf(p->detail, sizeof(p->detail),
+		 "%s has build-id %s, the log's is %s: another build, not used",
+		 l->path, got, want);
+	pr_warn("%s: not the build the log mapped (build-id %s, the log's %s): changed since the run, or another machine's; its samples are shown as addresses (report -r with a copy, or record --archive)\n",
+		l->path, got, want);
+	return false;
+}
+
+/* ROOT/.build-id/NN/REST: where an archive keeps each build (pmclog_archive.h). */
+static struct loaded *load_by_build_id(struct pmclog_resolver *res,
+				       struct pmclog_object *obj)
+{
+	char path[4096], id[2 * PMCLOG_BUILD_ID_MAX + 1];
+	struct loaded *l;
+
+	if (!obj->build_id_size || !res->root[0])
+		return NULL;
+	hex(id, sizeof(id), obj->build_id, obj->build_id_size);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", res->root, id, id + 2);
+	if (access(path, F_OK))
+		return NULL;
+	l = load_cached(res, path, false, obj->path);
+	return l && !l->err ? l : NULL;
+}
+
 static void load_file_object(struct pmclog_resolver *res,
 			     struct pmclog_object *obj, struct obj_priv *p)
 {
@@ -353,12 +418,21 @@ static void load_file_object(struct pmclog_resolver *res,
 		return;
 	}
 	l = load_cached(res, path, false, obj->path);
+	/* Another build at the path: the archive's copy of this one, if any. */
+	if (l && !l->err && !build_matches(obj, l)) {
+		struct loaded *b = load_by_build_id(res, obj);
+
+		if (b && build_matches(obj, b))
+			l = b;
+	}
 	if (!l || l->err) {
 		p->state = PMCLOG_OBJST_NOTFOUND;
 		snprintf(p->detail, sizeof(p->detail), "%s",
 			 l ? l->msg : "out of memory");
 		return;
 	}
+	if (!same_build(obj, p, l))
+		return;
 	p->state = PMCLOG_OBJST_LOADED;
 	p->elf = l->elf;
 	p->tab = l->elf->text;
@@ -369,7 +443,8 @@ static void load_file_object(struct pmclog_resolver *res,
 	describe(p, l);
 }
 
-static void load_kernel_file(struct pmclog_resolver *res, struct obj_priv *p)
+static void load_kernel_file(struct pmclog_resolver *res,
+			     struct pmclog_object *obj, struct obj_priv *p)
 {
 	struct loaded *l = NULL;
 
@@ -385,6 +460,9 @@ static void load_kernel_file(struct pmclog_resolver *res, struct obj_priv *p)
 			 "no KSYMBOL records in the log (recorded with --no-kallsyms or without CAP_SYSLOG?); give -k DIR");
 		return;
 	}
+	/* A System.map has no build-id: it is taken on trust. */
+	if (!same_build(obj, p, l))
+		return;
 	p->state = PMCLOG_OBJST_LOADED;
 	p->elf = l->elf;
 	p->tab = l->elf ? l->elf->text : l->sysmap;
@@ -412,6 +490,8 @@ static void load_module_file(struct pmclog_resolver *res,
 			 !l ? "out of memory" : l->err ? l->msg : "not a relocatable object");
 		return;
 	}
+	if (!same_build(obj, p, l))
+		return;
 	p->state = PMCLOG_OBJST_LOADED;
 	p->elf = l->elf;
 	p->tab = obj->kind == PMCLOG_OBJ_KMODULE_INIT ? l->elf->init : l->elf->text;
@@ -434,7 +514,7 @@ static void load_object(struct pmclog_resolver *res, struct pmclog_object *obj,
 		load_file_object(res, obj, p);
 		break;
 	case PMCLOG_OBJ_KERNEL:
-		load_kernel_file(res, p);
+		load_kernel_file(res, obj, p);
 		break;
 	case PMCLOG_OBJ_KMODULE:
 	case PMCLOG_OBJ_KMODULE_INIT:

@@ -17,6 +17,12 @@
  *                   under ROOT/KERNELDIR (core or .init text)
  *   [vdso], anon    no file: object + offset
  *
+ * A file whose build-id is not the object's (the log's BUILDID) is not
+ * another name for it: not used (the object is NOTFOUND, said once through
+ * the print callback), as perf does; under -r, ROOT/.build-id/NN/REST (a
+ * pmclog_archive's copy of each build) is looked at first.  A file or an
+ * object without a build-id is taken on trust.
+ *
  * KERNELDIR (pmcstat's -k) is a directory searched recursively for
  * vmlinux*, System.map* and *.ko*, or a kernel file (the old syntax:
  * ELF, else a System.map, whatever its name), whose directory is then
