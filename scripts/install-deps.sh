@@ -21,10 +21,11 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 . "$repo/tests/vm/kernels.sh"
 
 # clang builds the libFuzzer targets (tests/fuzz); libFuzzer itself is in
-# libclang-rt-dev, which clang only recommends.
+# libclang-rt-dev, which clang only recommends.  python3's json module
+# parses the report's JSON in the unit tests.
 base_packages=(
 	build-essential gcc make pkg-config
-	libelf-dev zlib1g-dev libcmocka-dev
+	libelf-dev zlib1g-dev libcmocka-dev python3
 	clang libclang-rt-dev
 	qemu-system-x86 busybox-static cpio xz-utils zstd kmod dkms
 )
