@@ -1115,6 +1115,40 @@ static void test_report_events(void **state)
 }
 
 /*
+ * Labels never empty: a PMCALLOCATE without a name (no module writes
+ * one; fuzz_report did) and samples of a PMC none announced are pmcID,
+ * the unannounced after the announced; every sample is in a profile.
+ */
+static void test_report_event_labels(void **state)
+{
+	static struct logbuf b;
+	struct report_run rr;
+	char *out;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	lb_pmcallocate(&b, 3, PMCLOG_EV_CYCLES, 0, 100000, "");
+	lb_map_in(&b, 3, 0x10000, 0x20000, 0, 0, "/no/such/prog");
+	lb_pcsample_pmc(&b, 5, 0, 3, 3, 0x10100, 1);
+	lb_pcsample_pmc(&b, 3, 0, 3, 3, 0x10100, 1);
+	lb_pcsample_pmc(&b, 5, 0, 3, 3, 0x10100, 1);
+	lb_closelog(&b, 3, 0, 0);
+	report_run(&rr, &b, NULL);
+	assert_int_equal(pmclog_report__nprofiles(rr.rep), 2);
+	assert_string_equal(pmclog_report__profile(rr.rep, 0)->label, "pmc3");
+	assert_int_equal(pmclog_report__profile(rr.rep, 0)->stats.samples, 1);
+	assert_string_equal(pmclog_report__profile(rr.rep, 1)->label, "pmc5");
+	assert_null(pmclog_report__profile(rr.rep, 1)->pmc);
+	assert_int_equal(pmclog_report__profile(rr.rep, 1)->stats.samples, 2);
+	out = printed(&rr, "text");
+	assert_non_null(strstr(out, "\n# event 'pmc3' (PMC 3, every 100000 events): 1 samples\n"));
+	assert_non_null(strstr(out, "\n# event 'pmc5' (PMC 5, no PMCALLOCATE in the log): 2 samples\n"));
+	free(out);
+	report_free(&rr);
+}
+
+/*
  * "[not found]" is nobody's name: an object whose file is missing is
  * named alone in every format; the table says so in a column after the
  * names, JSON in "found" (before, " [not found]" was glued to the name
@@ -1321,6 +1355,7 @@ int main(void)
 		cmocka_unit_test(test_report_odd_paths),
 		cmocka_unit_test(test_report_json_utf8),
 		cmocka_unit_test(test_report_events),
+		cmocka_unit_test(test_report_event_labels),
 		cmocka_unit_test(test_report_not_found),
 		cmocka_unit_test(test_gprof),
 		cmocka_unit_test(test_gprof_top),
