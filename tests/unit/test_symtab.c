@@ -793,6 +793,30 @@ static void test_report_names_escaped(void **state)
 	assert_null(strstr(stats, "such\n"));
 	free(stats);
 	report_free(&rr);
+
+	/*
+	 * With a second event, its label is the first frame of its stacks,
+	 * escaped as the others: still one line per stack.
+	 */
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	lb_pmcallocate(&b, 1, PMCLOG_EV_CPU_CLOCK, 0, 1000, "cpu\n-clock");
+	lb_pmcallocate(&b, 2, PMCLOG_EV_CPU_CLOCK, 0, 2000, "a;b\tc");
+	lb_procexec(&b, 5, "/bin/a\nb;c");
+	lb_map_in(&b, 5, 0x1000, 0x2000, 0, 0, "/no/such\n 99.00%      1  evil;lib.so");
+	lb_pcsample_pmc(&b, 1, 0, 5, 5, 0x1100, 1);
+	lb_pcsample_pmc(&b, 2, 0, 5, 5, 0x1100, 1);
+	lb_closelog(&b, 2, 0, 0);
+	report_run_opts(&rr, &b, NULL, &o);
+	out = printed(&rr, "folded");
+	assert_int_equal(lines(out), 2);
+	assert_non_null(strstr(out, "cpu\\x0a-clock;a\\x0ab\\x3bc-5;such\\x0a 99.00%      1  evil\\x3blib.so;0x100 1\n"));
+	assert_non_null(strstr(out, "\na\\x3bb\\x09c;a\\x0ab\\x3bc-5;such\\x0a 99.00%      1  evil\\x3blib.so;0x100 1\n"));
+	free(out);
+	out = printed(&rr, "text");
+	assert_non_null(strstr(out, "\n# event 'a;b\\x09c' (PMC 2, every 2000 ns): 1 samples\n"));
+	free(out);
+	report_free(&rr);
 }
 
 /*
