@@ -289,11 +289,12 @@ const struct cmd_usage record_usage = {
 			     "select); :u or :k for one mode only; several as a\n"
 			     "comma-separated list, or -e again"),
 		OPT_CALLBACK_GROUP('F', NULL, "HZ", parse_freq, 2,
-				   "samples per second per CPU (default " STR(DEFAULT_FREQ) ")\n"
-				   "for the -e events before it that have none; those\n"
-				   "after the last -F or -c take it"),
+				   "samples per second per CPU (default " STR(DEFAULT_FREQ) "), for\n"
+				   "the -e events before it without a rate; the\n"
+				   "events after the last -F or -c take that one"),
 		OPT_CALLBACK_GROUP('c', NULL, "COUNT", parse_count, 2,
-				   "one sample every COUNT events (ns for cpu-clock)"),
+				   "one sample every COUNT events (ns for cpu-clock),\n"
+				   "for the -e events before it, as -F"),
 		OPT_CALLBACK_GROUP('d', NULL, NULL, parse_descendants, 3,
 				   "with -p or CMD: the descendants too, the default\n"
 				   "(pmcstat's -d, kept for its users)"),
