@@ -129,7 +129,6 @@ int pmclog_owner_allocate_locked(struct pmclog_owner *o,
 {
 	const struct pmclog_source_ops *ops;
 	struct pmclog_pmc *pmc;
-	unsigned int i;
 	int ret;
 
 	lockdep_assert_held(&o->lock);
@@ -147,12 +146,13 @@ int pmclog_owner_allocate_locked(struct pmclog_owner *o,
 		return -EBUSY;
 	if (o->npmcs == PMCLOG_MAX_PMCS)
 		return -ENOSPC;
+	/*
+	 * Each cpu-clock PMC has its own timers (and hotplug instance): two
+	 * at different periods sample different instants, each with its id.
+	 */
 	ops = pmclog_source_for(req->event);
 	if (!ops)
 		return -ENODEV;	/* a hardware event, and no PMU source */
-	for (i = 0; i < o->npmcs; i++)
-		if (o->pmcs[i].ops == ops && ops == &pmclog_hrtimer_ops)
-			return -EBUSY;	/* one clock per log is enough */
 
 	if (!(req->flags & (PMCLOG_PMC_F_USER | PMCLOG_PMC_F_KERNEL)))
 		req->flags |= PMCLOG_PMC_F_USER | PMCLOG_PMC_F_KERNEL;

@@ -16,14 +16,19 @@
  *           bit 7     -g DIR -M MAPFILE (gprof files)
  *   byte 1  bits 0-1  -k: none, /kernel, /kernel/vmlinux, /kernel/System.map
  *           bit 2     ROOT given with a trailing '/'
+ *           bit 3     --event: PMC id byte 2 & 7, or with bit 4 the
+ *                     name "cpu-clock" (which may be several PMCs')
  *   bytes 2-3         --time FROM,TO as 64 ns units after the log's start
  *                     (TO = FROM + byte 3 + 1); --pid byte 2,byte 3
  *
- * Checked: the counts add up (rows, resolved + unknown + hidden, filtered),
- * rows are in order and distinct; text and folded output have one line
- * per row, with as many fields as sort keys, whatever bytes the names
- * hold; JSON output is JSON; the gprof map names each file once, and
- * each is a gmon histogram of a sound range.
+ * Checked: the counts add up (rows, resolved + unknown + hidden, filtered,
+ * per profile and in all), rows are in order within their profile and
+ * distinct; text and folded output have one line per row, with as many
+ * fields as sort keys (and the event's with several profiles), whatever
+ * bytes the names hold; an object's name is its path, its last part or
+ * "[path]", nothing appended (" [not found]" was); JSON output
+ * is JSON and valid UTF-8; the gprof map names each file once, and each
+ * is a gmon histogram of a sound range.
  */
 #include <limits.h>
 
@@ -78,12 +83,23 @@ static void add_record(void *ctx, const struct pmclog_record *rec)
 		fz_fail("pmclog_replay__add: %s", strerror(errno));
 }
 
+static void check_stats_add_up(const struct pmclog_report_stats *rs, const char *what)
+{
+	FZ_CHECK(rs->resolved + rs->no_object + rs->no_function + rs->hidden == rs->samples,
+		 "%s: resolved %llu + no object %llu + no function %llu + hidden %llu != %llu samples",
+		 what, (unsigned long long)rs->resolved, (unsigned long long)rs->no_object,
+		 (unsigned long long)rs->no_function, (unsigned long long)rs->hidden,
+		 (unsigned long long)rs->samples);
+	FZ_CHECK(rs->objects_not_found <= rs->objects, "%s: more objects not found than tried",
+		 what);
+}
+
 static void check_rows(const struct pmclog_report *rep,
 		       const struct pmclog_report_opts *o)
 {
 	const struct pmclog_report_stats *rs = pmclog_report__stats(rep);
-	size_t n = pmclog_report__nrows(rep);
-	__u64 sum = 0;
+	size_t n = pmclog_report__nrows(rep), next = 0;
+	__u64 sum = 0, psum = 0;
 	bool dso = false, sym = false, src = false;
 
 	for (size_t k = 0; k < o->nkeys; k++) {
@@ -91,13 +107,46 @@ static void check_rows(const struct pmclog_report *rep,
 		sym |= o->keys[k] == PMCLOG_SORT_SYM;
 		src |= o->keys[k] == PMCLOG_SORT_SRCLINE;
 	}
+	for (size_t p = 0; p < pmclog_report__nprofiles(rep); p++) {
+		const struct pmclog_profile *prof = pmclog_report__profile(rep, p);
+		__u64 rows = 0;
+
+		FZ_CHECK(prof->first_row == next, "profile %zu starts at row %zu, not %zu",
+			 p, prof->first_row, next);
+		next += prof->nrows;
+		for (size_t i = prof->first_row; i < next; i++) {
+			const struct pmclog_row *r = pmclog_report__row(rep, i);
+
+			FZ_CHECK(r && r->pmcid == prof->pmcid, "row %zu is not profile %zu's", i, p);
+			FZ_CHECK(i == prof->first_row ||
+				 pmclog_report__row(rep, i - 1)->samples >= r->samples,
+				 "row %zu out of order", i);
+			rows += r->samples;
+		}
+		FZ_CHECK(rows == prof->stats.samples, "profile %zu: rows hold %llu samples, it %llu",
+			 p, (unsigned long long)rows, (unsigned long long)prof->stats.samples);
+		FZ_CHECK(prof->label && *prof->label, "profile %zu without a label", p);
+		check_stats_add_up(&prof->stats, "a profile");
+		psum += prof->stats.samples;
+	}
+	FZ_CHECK(next == n, "profiles hold %zu rows, the report %zu", next, n);
+	FZ_CHECK(psum == rs->samples, "profiles hold %llu samples, the report %llu",
+		 (unsigned long long)psum, (unsigned long long)rs->samples);
 	for (size_t i = 0; i < n; i++) {
 		const struct pmclog_row *r = pmclog_report__row(rep, i);
-		const struct pmclog_row *prev = i ? pmclog_report__row(rep, i - 1) : NULL;
 
 		FZ_CHECK(r->samples, "row %zu has no samples", i);
-		FZ_CHECK(!prev || prev->samples >= r->samples, "row %zu out of order", i);
 		FZ_CHECK(!dso || r->object, "row %zu without an object", i);
+		if (r->path) {
+			const char *base = strrchr(r->path, '/');
+			size_t len = strlen(r->path);
+
+			FZ_CHECK(!strcmp(r->object, r->path) || (base && !strcmp(r->object, base + 1)) ||
+				 (r->object[0] == '[' && strlen(r->object) == len + 2 &&
+				  !strncmp(r->object + 1, r->path, len) && r->object[len + 1] == ']'),
+				 "row %zu: object '%s' is not named after its path '%s'", i,
+				 r->object, r->path);
+		}
 		FZ_CHECK(!sym || r->symbol, "row %zu without a symbol", i);
 		FZ_CHECK(!src || r->srcline, "row %zu without a source line", i);
 		FZ_CHECK(!o->pids || r->pid == o->pids[0] || r->pid == o->pids[1] ||
@@ -106,8 +155,9 @@ static void check_rows(const struct pmclog_report *rep,
 		for (size_t j = 0; j < i; j++) {
 			const struct pmclog_row *q = pmclog_report__row(rep, j);
 
-			FZ_CHECK(q->pid != r->pid || q->kernel != r->kernel ||
-				 q->object != r->object || q->symbol != r->symbol ||
+			FZ_CHECK(q->pmcid != r->pmcid || q->pid != r->pid || q->kernel != r->kernel ||
+				 q->object != r->object || q->path != r->path ||
+				 q->objstate != r->objstate || q->symbol != r->symbol ||
 				 q->srcline != r->srcline,
 				 "rows %zu and %zu have the same key", j, i);
 		}
@@ -115,12 +165,7 @@ static void check_rows(const struct pmclog_report *rep,
 	}
 	FZ_CHECK(sum == rs->samples, "rows hold %llu samples, the report %llu",
 		 (unsigned long long)sum, (unsigned long long)rs->samples);
-	FZ_CHECK(rs->resolved + rs->no_object + rs->no_function + rs->hidden == rs->samples,
-		 "resolved %llu + no object %llu + no function %llu + hidden %llu != %llu samples",
-		 (unsigned long long)rs->resolved, (unsigned long long)rs->no_object,
-		 (unsigned long long)rs->no_function, (unsigned long long)rs->hidden,
-		 (unsigned long long)rs->samples);
-	FZ_CHECK(rs->objects_not_found <= rs->objects, "more objects not found than tried");
+	check_stats_add_up(rs, "the report");
 }
 
 /* ------------------------------------------------------------------ */
@@ -153,32 +198,43 @@ static size_t count_char(const char *s, char c)
 /*
  * "# ..." header lines (at least the title, "#", the column names and
  * "#"; more when the log says the kernel throttled or left descendants
- * unfollowed), then one line per row, none of which starts with '#'.
+ * unfollowed), then one line per row, none of which starts with '#'; with
+ * several profiles, such a header before the rows of each.
  */
 static void check_text(const struct pmclog_report *rep, const char *out)
 {
 	size_t header = 0, rows = 0, n = pmclog_report__nrows(rep);
+	size_t sections = 0;
+	bool in_rows = false;
 
 	for (const char *line = out, *nl; *line; line = nl + 1) {
 		nl = strchr(line, '\n');
 		FZ_CHECK(nl, "--format text: no newline at the end:\n%s", out);
 		if (*line == '#') {
-			FZ_CHECK(!rows, "--format text: a '#' line after the rows:\n%s", out);
+			FZ_CHECK(!in_rows || pmclog_report__nprofiles(rep) > 1,
+				 "--format text: a '#' line after the rows:\n%s", out);
+			sections += !strncmp(line, "# event '", 9);
+			in_rows = false;
 			header++;
 		} else {
+			in_rows = true;
 			rows++;
 		}
 	}
+	FZ_CHECK(pmclog_report__nprofiles(rep) <= 1 || sections == pmclog_report__nprofiles(rep),
+		 "--format text: %zu sections for %zu profiles:\n%s", sections,
+		 pmclog_report__nprofiles(rep), out);
 	FZ_CHECK(header >= 4 && rows == n,
 		 "--format text: %zu header lines and %zu lines for %zu rows:\n%s",
 		 header, rows, n, out);
 }
 
-/* "key;key;key COUNT" per row. */
+/* "[event;]key;key;key COUNT" per row. */
 static void check_folded(const struct pmclog_report *rep, size_t nkeys, char *out)
 {
 	size_t n = 0;
 
+	nkeys += pmclog_report__nprofiles(rep) > 1;
 	for (char *line = out, *nl; *line; line = nl + 1, n++) {
 		char *sp;
 
@@ -197,14 +253,35 @@ static void check_folded(const struct pmclog_report *rep, size_t nkeys, char *ou
 }
 
 /*
- * A JSON value (RFC 8259's grammar) at *p; the bytes of a string are
- * not checked to be UTF-8, the names being bytes as the files have them.
+ * A JSON value (RFC 8259's grammar) at *p, its strings valid UTF-8 (RFC
+ * 3629: no overlong forms, surrogates or code points above U+10FFFF).
  */
 static bool json_value(const char **p, int depth);
 
 static void json_ws(const char **p)
 {
 	*p += strspn(*p, " \t\r\n");
+}
+
+/* The bytes of the valid UTF-8 sequence at s, or 0. */
+static size_t utf8_seq(const unsigned char *s)
+{
+	size_t n = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] <= 0xdf ? 2 :
+		   s[0] >= 0xe0 && s[0] <= 0xef ? 3 : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+	unsigned int cp;
+
+	if (n <= 1)
+		return n;
+	cp = s[0] & (0x7f >> n);
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
 }
 
 static bool json_string(const char **p)
@@ -214,8 +291,14 @@ static bool json_string(const char **p)
 	if (*s++ != '"')
 		return false;
 	for (; *s != '"'; s++) {
-		if ((unsigned char)*s < 0x20)
+		size_t n = utf8_seq((const unsigned char *)s);
+
+		if ((unsigned char)*s < 0x20 || !n)
 			return false;
+		if (n > 1) {
+			s += n - 1;
+			continue;
+		}
 		if (*s != '\\')
 			continue;
 		s++;
@@ -381,6 +464,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char gdir[PATH_MAX], map[PATH_MAX];
 	__u32 pids[2];
 	__u64 samples;
+	bool selected = false;
 
 	if (size < OPT_BYTES)
 		return 0;
@@ -410,10 +494,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fz_fail("out of memory");
 	fz_read_log(data + OPT_BYTES, size - OPT_BYTES, add_record, rp);
 	FZ_CHECK(!pmclog_replay__run(rp, pmclog_report__sample, rep), "replay failed");
+	if (data[1] & 8) {
+		char spec[16];
+
+		snprintf(spec, sizeof(spec), "%u", data[2] & 7);
+		fz_listen();
+		selected = !pmclog_report__select(rep, data[1] & 0x10 ? "cpu-clock" : spec);
+		if (!selected) {
+			FZ_CHECK(errno == ENOENT || errno == ENOTUNIQ, "--event: %s", strerror(errno));
+			FZ_CHECK(fz_said()[0], "--event failed without saying why");
+		}
+	}
 	FZ_CHECK(!pmclog_report__finish(rep), "pmclog_report__finish failed");
+	FZ_CHECK(!selected || pmclog_report__nprofiles(rep) == 1,
+		 "--event left %zu profiles", pmclog_report__nprofiles(rep));
 	samples = pmclog_replay__stats(rp)->samples;
-	FZ_CHECK(pmclog_report__stats(rep)->samples + pmclog_report__stats(rep)->filtered_out ==
-		 samples, "report samples + filtered out != %llu replayed",
+	FZ_CHECK(pmclog_report__stats(rep)->samples + pmclog_report__stats(rep)->filtered_out +
+		 pmclog_report__stats(rep)->other_events == samples,
+		 "report samples + filtered out + other events != %llu replayed",
 		 (unsigned long long)samples);
 	check_rows(rep, &o);
 	check_formats(rep, &o);

@@ -324,6 +324,36 @@ static void report_gmon_log(struct logbuf *b)
 	lb_closelog(b, 4, 0, 0);
 }
 
+/*
+ * Three PMCs, two of them cpu-clock at different periods, each sampling
+ * the program's functions (a profile each), and a PMC no PMCALLOCATE
+ * announced.
+ */
+static void report_events_log(struct logbuf *b, const char *root)
+{
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_elf *prog = load(st, root, "/bin/prog");
+
+	memset(b, 0, sizeof(*b));
+	lb_initialize(b);
+	lb_pmcallocate(b, 1, PMCLOG_EV_CPU_CLOCK, 0, 1000000, "cpu-clock");
+	lb_pmcallocate(b, 2, PMCLOG_EV_CPU_CLOCK, 0, 3000000, "cpu-clock");
+	lb_pmcallocate(b, 3, PMCLOG_EV_CYCLES, PMCLOG_PMC_F_FREQ, 4000, "cycles:u");
+	lb_procexec(b, PROG_PID, "/bin/prog");
+	map_object(b, PROG_PID, prog, 0, "/bin/prog");
+	for (size_t i = 0; i < pmclog_symtab__count(prog->text); i++) {
+		const struct pmclog_sym *s = pmclog_symtab__at(prog->text, i);
+
+		for (__u8 pmc = 1; pmc <= 4; pmc++)
+			lb_pcsample_pmc(b, pmc, (__u16)(i % 4), PROG_PID, PROG_PID,
+					s->addr + pmc, 1);
+	}
+	lb_throttle(b, PMCLOG_TYPE_THROTTLE, 1, 3, PMCLOG_THROTTLE_RATE, 1, 0);
+	lb_closelog(b, 0, 0, 0);
+	pmclog_elf__free(prog);
+	pmclog_strings__free(st);
+}
+
 static void report_seeds(const char *root)
 {
 	/* See fuzz_report.c for what the bytes mean. */
@@ -336,8 +366,18 @@ static void report_seeds(const char *root)
 	static struct logbuf b;
 	char name[64];
 
+	/* -g, then --event 2, then --event cpu-clock (two PMCs' name). */
+	static const unsigned char event_opts[][4] = {
+		{ 0x80, 0x00, 0, 0 }, { 0x00, 0x08, 2, 0 }, { 0x04, 0x18, 0, 0 },
+	};
+
 	report_gmon_log(&b);
 	write_seed("gmon", opts[0], sizeof(opts[0]), b.data, b.len);
+	report_events_log(&b, root);
+	for (size_t i = 0; i < sizeof(event_opts) / sizeof(event_opts[0]); i++) {
+		snprintf(name, sizeof(name), "events-%zu", i);
+		write_seed(name, event_opts[i], sizeof(event_opts[i]), b.data, b.len);
+	}
 	for (int v = 0; v < 3; v++) {
 		report_log(&b, root, v == 1, v == 2);
 		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {

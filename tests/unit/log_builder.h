@@ -77,16 +77,24 @@ static inline size_t lb_pmcallocate(struct logbuf *b, __u8 pmcid, __u32 event,
 	return lb_put(b, PMCLOG_TYPE_PMCALLOCATE, sizeof(r), &r, sizeof(r));
 }
 
-static inline size_t lb_pcsample(struct logbuf *b, __u16 cpu, __u32 pid,
-				 __u32 tid, __u64 pc, int user)
+/* A sample of PMC pmcid. */
+static inline size_t lb_pcsample_pmc(struct logbuf *b, __u8 pmcid, __u16 cpu,
+				     __u32 pid, __u32 tid, __u64 pc, int user)
 {
 	struct pmclog_pcsample r = {
-		.header.cpu = cpu, .header.pmcid = 1,
+		.header.cpu = cpu, .header.pmcid = pmcid,
 		.header.flags = user ? PMCLOG_HF_USER : 0,
 		.pid = pid, .tid = tid, .pc = pc,
 	};
 
 	return lb_put(b, PMCLOG_TYPE_PCSAMPLE, sizeof(r), &r, sizeof(r));
+}
+
+/* A sample of PMC 1. */
+static inline size_t lb_pcsample(struct logbuf *b, __u16 cpu, __u32 pid,
+				 __u32 tid, __u64 pc, int user)
+{
+	return lb_pcsample_pmc(b, 1, cpu, pid, tid, pc, user);
 }
 
 static inline size_t lb_map_in(struct logbuf *b, __u32 pid, __u64 start,

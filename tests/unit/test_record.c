@@ -292,14 +292,55 @@ static void test_default_event(void **state)
 	assert_alloc(0, PMCLOG_EV_CPU_CLOCK, 0, 250000, 0, "cpu-clock");	/* period */
 }
 
+/*
+ * Each -F / -c sets the rate of the -e events before it; those after the
+ * last one take it: two cpu-clocks at different periods, and a hardware
+ * event at a rate of its own.  (Before, one -F or -c was every event's,
+ * and a second cpu-clock was refused.)
+ */
+static void test_event_rates(void **state)
+{
+	const char *err;
+	double secs;
+	(void)state;
+
+	cfg.attach_errno = EOPNOTSUPP;
+	assert_int_equal(run_record(&secs, "-q", "-o", "/dev/null",
+				    "-e", "cpu-clock", "-c", "1000000",
+				    "-e", "cpu-clock:u", "-c", "3000000",
+				    "-e", "cycles,instructions", "-F", "4000",
+				    "-e", "branches", "--", "true", NULL), 71);
+	assert_int_equal(fake.nallocs, 5);
+	assert_alloc(0, PMCLOG_EV_CPU_CLOCK, 0, 1000000, 0, "cpu-clock");
+	assert_alloc(1, PMCLOG_EV_CPU_CLOCK, PMCLOG_PMC_F_USER, 3000000, 0, "cpu-clock:u");
+	assert_alloc(2, PMCLOG_EV_CYCLES, PMCLOG_PMC_F_FREQ, 4000, 0, "cycles");
+	assert_alloc(3, PMCLOG_EV_INSTRUCTIONS, PMCLOG_PMC_F_FREQ, 4000, 0, "instructions");
+	assert_alloc(4, PMCLOG_EV_BRANCHES, PMCLOG_PMC_F_FREQ, 4000, 0, "branches");
+	/* One -F before the events is all of theirs, as before. */
+	assert_int_equal(run_record(&secs, "-q", "-o", "/dev/null", "-c", "2000000",
+				    "-e", "cpu-clock", "-e", "cpu-clock", "--", "true", NULL), 71);
+	assert_int_equal(fake.nallocs, 2);
+	assert_alloc(1, PMCLOG_EV_CPU_CLOCK, 0, 2000000, 0, "cpu-clock");
+	cfg.attach_errno = 0;
+
+	/* With several, one that sets no event's rate is a usage error. */
+	assert_int_equal(run_record(&secs, "-e", "cycles", "-F", "100", "-c", "200",
+				    "--", "true", NULL), 64);
+	assert_int_equal(fake.nallocs, 0);
+	err = read_file(err_path);
+	assert_non_null(strstr(err, "-c 200 sets the rate of no event"));
+	assert_int_equal(run_record(&secs, "-F", "100", "-e", "cycles", "-c", "200",
+				    "-e", "instructions", "--", "true", NULL), 64);
+	assert_non_null(strstr(read_file(err_path), "-F 100 sets the rate of no event"));
+	assert_int_equal(run_record(&secs, "-F", "100", "-c", "200", "--", "true", NULL), 64);
+	assert_int_equal(fake.nallocs, 0);
+}
+
 static void test_bad_events(void **state)
 {
 	double secs;
 	(void)state;
 
-	assert_int_equal(run_record(&secs, "-e", "cpu-clock", "-e", "cycles,cpu-clock",
-				    "--", "true", NULL), 64);
-	assert_int_equal(fake.nallocs, 0);	/* refused before the device */
 	assert_int_equal(run_record(&secs, "-e", "no-such-event", "--", "true", NULL), 64);
 	assert_int_equal(fake.nallocs, 0);
 	assert_int_equal(run_record(&secs, "-e", "a,b,c,d,e,f,g,h,i", "--", "true", NULL), 64);
@@ -487,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_several_events),
 		cmocka_unit_test(test_module_without_names),
 		cmocka_unit_test(test_default_event),
+		cmocka_unit_test(test_event_rates),
 		cmocka_unit_test(test_bad_events),
 		cmocka_unit_test(test_rate_above_limit),
 		cmocka_unit_test(test_whole_recording),

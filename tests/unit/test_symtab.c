@@ -496,9 +496,26 @@ static void test_report_rows(void **state)
 	row = pmclog_report__row(rr.rep, 2);
 	assert_string_equal(row->object, "[unknown]");
 	assert_string_equal(row->symbol, "0x1234");
+	assert_int_equal(row->objstate, PMCLOG_OBJST_UNTRIED);
+	assert_null(row->path);
+	assert_true(row->has_addr);
+	assert_int_equal(row->addr, 0x1234);
+	/* Not found is the row's state, not words in the object's name. */
 	row = pmclog_report__row(rr.rep, 3);
-	assert_string_equal(row->object, "lib.so [not found]");
+	assert_string_equal(row->object, "lib.so");
+	assert_string_equal(row->path, "/no/such/lib.so");
+	assert_int_equal(row->objstate, PMCLOG_OBJST_NOTFOUND);
 	assert_string_equal(row->symbol, "0x10");
+	assert_true(row->has_addr);
+	assert_int_equal(row->addr, 0x10);
+	row = pmclog_report__row(rr.rep, 0);
+	assert_int_equal(row->objstate, PMCLOG_OBJST_LOADED);
+	assert_string_equal(row->path, "/nopie");
+	assert_false(row->has_addr);
+	assert_int_equal(row->pmcid, 1);
+	assert_int_equal(pmclog_report__nprofiles(rr.rep), 1);
+	assert_int_equal(pmclog_report__profile(rr.rep, 0)->nrows, 4);
+	assert_string_equal(pmclog_report__profile(rr.rep, 0)->label, "cpu-clock");
 	assert_int_equal(pmclog_report__stats(rr.rep)->resolved, 40);
 	assert_int_equal(pmclog_report__stats(rr.rep)->no_object, 1);
 	assert_int_equal(pmclog_report__stats(rr.rep)->no_function, 1);
@@ -760,12 +777,13 @@ static void test_report_names_escaped(void **state)
 
 	out = printed(&rr, "folded");
 	assert_int_equal(lines(out), 2);
-	assert_non_null(strstr(out, "a\\x0ab\\x3bc-5;such\\x0a 99.00%      1  evil\\x3blib.so [not found];0x100 1\n"));
+	assert_non_null(strstr(out, "a\\x0ab\\x3bc-5;such\\x0a 99.00%      1  evil\\x3blib.so;0x100 1\n"));
 	assert_non_null(strstr(out, "a\\x0ab\\x3bc-5;[kernel];ks\\x5cym\\x3b\\x0a\\x7f 1\n"));
 	free(out);
 
+	/* Backslash as the text \x5c, control characters as JSON's \u00NN. */
 	out = printed(&rr, "json");
-	assert_non_null(strstr(out, "\"symbol\": \"ks\\\\ym;\\u000a\x7f\""));
+	assert_non_null(strstr(out, "\"symbol\": \"ks\\\\x5cym;\\u000a\\u007f\""));
 	free(out);
 
 	f = open_memstream(&stats, &stats_len);
@@ -775,6 +793,426 @@ static void test_report_names_escaped(void **state)
 	assert_null(strstr(stats, "such\n"));
 	free(stats);
 	report_free(&rr);
+
+	/*
+	 * With a second event, its label is the first frame of its stacks,
+	 * escaped as the others: still one line per stack.
+	 */
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	lb_pmcallocate(&b, 1, PMCLOG_EV_CPU_CLOCK, 0, 1000, "cpu\n-clock");
+	lb_pmcallocate(&b, 2, PMCLOG_EV_CPU_CLOCK, 0, 2000, "a;b\tc");
+	lb_procexec(&b, 5, "/bin/a\nb;c");
+	lb_map_in(&b, 5, 0x1000, 0x2000, 0, 0, "/no/such\n 99.00%      1  evil;lib.so");
+	lb_pcsample_pmc(&b, 1, 0, 5, 5, 0x1100, 1);
+	lb_pcsample_pmc(&b, 2, 0, 5, 5, 0x1100, 1);
+	lb_closelog(&b, 2, 0, 0);
+	report_run_opts(&rr, &b, NULL, &o);
+	out = printed(&rr, "folded");
+	assert_int_equal(lines(out), 2);
+	assert_non_null(strstr(out, "cpu\\x0a-clock;a\\x0ab\\x3bc-5;such\\x0a 99.00%      1  evil\\x3blib.so;0x100 1\n"));
+	assert_non_null(strstr(out, "\na\\x3bb\\x09c;a\\x0ab\\x3bc-5;such\\x0a 99.00%      1  evil\\x3blib.so;0x100 1\n"));
+	free(out);
+	out = printed(&rr, "text");
+	assert_non_null(strstr(out, "\n# event 'a;b\\x09c' (PMC 2, every 2000 ns): 1 samples\n"));
+	free(out);
+	report_free(&rr);
+}
+
+/*
+ * The answer of python3's json module (a real parser: strict UTF-8, no
+ * control characters in strings) to the JSON text json: the script gets
+ * it as d, and raw(s), the bytes a string stands for (its \xNN back to
+ * bytes), and prints what the test compares.  NULL if python3 refuses
+ * the text.  The result is malloc'd.
+ */
+static char *python_json(const char *json, const char *script)
+{
+	static const char prologue[] =
+		"import json, re, sys\n"
+		"d = json.loads(open(sys.argv[1], 'rb').read().decode('utf-8', 'strict'))\n"
+		"def raw(s):\n"
+		"    out = bytearray()\n"
+		"    for part in re.split(r'(\\\\x[0-9a-f]{2})', s):\n"
+		"        if re.fullmatch(r'\\\\x[0-9a-f]{2}', part):\n"
+		"            out.append(int(part[2:], 16))\n"
+		"        else:\n"
+		"            out += part.encode('utf-8')\n"
+		"    return bytes(out)\n";
+	char jpath[128], spath[128], cmd[512], *out = NULL;
+	size_t len = 0, n;
+	char buf[4096];
+	FILE *f, *p;
+	int st;
+
+	snprintf(jpath, sizeof(jpath), "%s/report.json", dir);
+	snprintf(spath, sizeof(spath), "%s/check.py", dir);
+	f = fopen(jpath, "w");
+	assert_non_null(f);
+	fputs(json, f);
+	fclose(f);
+	f = fopen(spath, "w");
+	assert_non_null(f);
+	fputs(prologue, f);
+	fputs(script, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "python3 %s %s", spath, jpath);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+		fwrite(buf, 1, n, f);
+	fclose(f);
+	st = pclose(p);
+	if (st) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/*
+ * JSON is valid UTF-8 whatever bytes the names hold: a path with byte
+ * 0xE9 (Latin-1), a truncated and an overlong sequence and control
+ * characters; python3 parses it, and the bytes come back from the \xNN.
+ * A valid UTF-8 name stays as it is.  (Before, the bytes went through
+ * and python3 refused the text.)
+ */
+static void test_report_json_utf8(void **state)
+{
+	static struct logbuf b;
+	static const char path[] = "/opt/caf\xe9/bad\xe2\x82\x01\xc0\xaf\ttab\nnl\"q\\b/lib.so";
+	struct report_run rr;
+	char *out, *py, want[256];
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	lb_pmcallocate(&b, 1, PMCLOG_EV_CPU_CLOCK, PMCLOG_PMC_F_FREQ, 1000, "cpu-clock");
+	lb_procexec(&b, 5, "/bin/\xff\xfe");
+	lb_map_in(&b, 5, 0x1000, 0x2000, 0, 0, path);
+	lb_map_in(&b, 5, 0x3000, 0x4000, 0, 0, "/usr/lib/\xc3\xa9t\xc3\xa9.so");
+	lb_pcsample(&b, 0, 5, 5, 0x1100, 1);
+	lb_pcsample(&b, 0, 5, 5, 0x3100, 1);
+	lb_pcsample(&b, 0, 5, 5, 0x3100, 1);
+	lb_closelog(&b, 3, 0, 0);
+	{
+		struct pmclog_report_opts o = {
+			.keys = { PMCLOG_SORT_PID, PMCLOG_SORT_DSO, PMCLOG_SORT_SYM },
+			.nkeys = 3, .full_paths = true,
+		};
+
+		report_run_opts(&rr, &b, NULL, &o);
+	}
+	out = printed(&rr, "json");
+	py = python_json(out,
+		"rows = d['profiles'][0]['rows']\n"
+		"w = sys.stdout.buffer.write\n"
+		"w(raw(rows[1]['path']) + b'|' + raw(rows[1]['object']) + b'|')\n"
+		"w(('%s %s %s %s %s %d' % (rows[0]['object'], rows[1]['found'], rows[1]['symbol'],\n"
+		"  rows[1]['address'], raw(rows[0]['command']).hex(), d['version'])).encode())\n");
+	if (!py)
+		fail_msg("python3 refused the JSON:\n%s", out);
+	snprintf(want, sizeof(want), "%s|%s|/usr/lib/\xc3\xa9t\xc3\xa9.so False None 0x100 2f62696e2ffffe 2",
+		 path, path);
+	assert_string_equal(py, want);
+	/* The text and the valid name as they are in the JSON text. */
+	assert_non_null(strstr(out, "\"object\": \"/usr/lib/\xc3\xa9t\xc3\xa9.so\""));
+	assert_non_null(strstr(out, "caf\\\\xe9/bad\\\\xe2\\\\x82\\u0001\\\\xc0\\\\xaf\\u0009tab\\u000anl\\\"q\\\\x5cb/"));
+	free(py);
+	free(out);
+	report_free(&rr);
+}
+
+/*
+ * Two cpu-clock PMCs at different periods (as `record -e cpu-clock -c
+ * 1000000 -e cpu-clock -c 3000000` makes them) and a third event, with
+ * samples of each in nopie: 24 alpha + 6 beta for PMC 1, 2 alpha + 8 beta
+ * for PMC 2, 5 beta for PMC 3 (cycles).  Returns the log's length.
+ */
+static void events_log(struct logbuf *b, struct pmclog_elf *e)
+{
+	__u64 a = file_offset(e, nm_value("nopie", "alpha"));
+	__u64 bt = file_offset(e, nm_value("nopie", "beta"));
+
+	lb_initialize(b);
+	lb_pmcallocate(b, 1, PMCLOG_EV_CPU_CLOCK, 0, 1000000, "cpu-clock");
+	lb_pmcallocate(b, 2, PMCLOG_EV_CPU_CLOCK, 0, 3000000, "cpu-clock");
+	lb_pmcallocate(b, 3, PMCLOG_EV_CYCLES, PMCLOG_PMC_F_FREQ, 4000, "cycles:u");
+	lb_map_in(b, 3, BASE, BASE + 0x100000, 0, 0, "/nopie");
+	for (int i = 0; i < 30; i++)
+		lb_pcsample_pmc(b, 1, 0, 3, 3, BASE + (i < 24 ? a : bt), 1);
+	for (int i = 0; i < 10; i++)
+		lb_pcsample_pmc(b, 2, 1, 3, 3, BASE + (i < 2 ? a : bt), 1);
+	for (int i = 0; i < 5; i++)
+		lb_pcsample_pmc(b, 3, 1, 3, 3, BASE + bt, 1);
+	lb_throttle(b, PMCLOG_TYPE_THROTTLE, 1, 3, PMCLOG_THROTTLE_RATE, 2, 0);
+	lb_throttle(b, PMCLOG_TYPE_UNTHROTTLE, 1, 3, PMCLOG_THROTTLE_RATE, 2, 5000000);
+	lb_closelog(b, 45, 0, 0);
+}
+
+static const struct pmclog_row *profile_row(const struct report_run *rr, size_t p,
+					    const char *symbol)
+{
+	const struct pmclog_profile *prof = pmclog_report__profile(rr->rep, p);
+
+	for (size_t i = 0; i < prof->nrows; i++) {
+		const struct pmclog_row *r = pmclog_report__row(rr->rep, prof->first_row + i);
+
+		if (!strcmp(r->symbol, symbol))
+			return r;
+	}
+	fail_msg("profile %zu has no row for %s", p, symbol);
+	return NULL;
+}
+
+/*
+ * One profile per PMC, headed by its event: each its own samples, rows,
+ * percents and totals, in every format; -g a directory per event;
+ * pmclog_report__select() keeps one, by id, name or label.  (Before, the
+ * samples of every PMC went into one profile named after the last
+ * PMCALLOCATE.)
+ */
+static void test_report_events(void **state)
+{
+	static struct logbuf b;
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_elf *e = load(st, "nopie");
+	const struct pmclog_profile *p;
+	struct report_run rr;
+	char *out, *py, gdir[128], cmd[512], line[512];
+	int pct[2] = { -1, -1 };
+	FILE *f;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	events_log(&b, e);
+	report_run(&rr, &b, dir);
+	assert_int_equal(pmclog_replay__npmcs(rr.rp), 3);
+	assert_int_equal(pmclog_replay__pmc(rr.rp, 1)->period, 3000000);
+	assert_int_equal(pmclog_report__nprofiles(rr.rep), 3);
+	p = pmclog_report__profile(rr.rep, 0);
+	assert_int_equal(p->pmcid, 1);
+	assert_string_equal(p->label, "cpu-clock#1");
+	assert_int_equal(p->pmc->period, 1000000);
+	assert_int_equal(p->stats.samples, 30);
+	assert_int_equal(p->stats.resolved, 30);
+	assert_int_equal(p->nrows, 2);
+	assert_int_equal(profile_row(&rr, 0, "alpha")->samples, 24);
+	assert_int_equal(profile_row(&rr, 0, "beta")->samples, 6);
+	assert_string_equal(pmclog_report__row(rr.rep, p->first_row)->symbol, "alpha");
+	p = pmclog_report__profile(rr.rep, 1);
+	assert_string_equal(p->label, "cpu-clock#2");
+	assert_int_equal(p->stats.samples, 10);
+	assert_int_equal(profile_row(&rr, 1, "alpha")->samples, 2);
+	assert_int_equal(profile_row(&rr, 1, "beta")->samples, 8);
+	assert_int_equal(profile_row(&rr, 1, "beta")->pmcid, 2);
+	assert_string_equal(pmclog_report__row(rr.rep, p->first_row)->symbol, "beta");
+	p = pmclog_report__profile(rr.rep, 2);
+	assert_string_equal(p->label, "cycles:u");
+	assert_int_equal(p->stats.samples, 5);
+	assert_int_equal(p->nrows, 1);
+	assert_null(pmclog_report__profile(rr.rep, 3));
+	assert_int_equal(pmclog_report__nrows(rr.rep), 5);
+	assert_int_equal(pmclog_report__stats(rr.rep)->samples, 45);
+	assert_int_equal(pmclog_report__stats(rr.rep)->resolved, 45);
+	assert_int_equal(pmclog_report__stats(rr.rep)->objects, 1);
+
+	out = printed(&rr, "text");
+	assert_non_null(strstr(out, "# pmclog report: 45 samples of 3 events, sorted by dso,sym\n"));
+	assert_non_null(strstr(out, "\n# event 'cpu-clock#1' (PMC 1, every 1000000 ns): 30 samples\n"));
+	assert_non_null(strstr(out, "\n# event 'cpu-clock#2' (PMC 2, every 3000000 ns): 10 samples\n"));
+	assert_non_null(strstr(out,
+		"\n# event 'cycles:u' (PMC 3, 4000 Hz): 5 samples\n# throttled by the kernel: 2 times (2 interrupt rate, 0 CPU time), 5.000 ms without samples\n"));
+	assert_non_null(strstr(out, "   80.00%       24  nopie   [.] alpha\n"));
+	assert_non_null(strstr(out, "   80.00%        8  nopie   [.] beta\n"));
+	assert_non_null(strstr(out, "  100.00%        5  nopie   [.] beta\n"));
+	/* The throttles are PMC 3's, not PMC 1's. */
+	assert_null(strstr(out, "30 samples\n# throttled"));
+	free(out);
+
+	out = printed(&rr, "folded");
+	assert_string_equal(out,
+		"cpu-clock#1;nopie;alpha 24\ncpu-clock#1;nopie;beta 6\n"
+		"cpu-clock#2;nopie;beta 8\ncpu-clock#2;nopie;alpha 2\n"
+		"cycles:u;nopie;beta 5\n");
+	free(out);
+
+	out = printed(&rr, "json");
+	py = python_json(out,
+		"for p in d['profiles']:\n"
+		"    print(p['pmc'], p['event'], p['label'], p['type'], p['period'], p['freq'],\n"
+		"          p['stats']['samples'], p['stats']['throttles']['total'],\n"
+		"          ' '.join('%s:%d:%.1f' % (r['symbol'], r['samples'], r['percent']) for r in p['rows']))\n"
+		"print(d['stats']['samples'], 'event' in d['stats'], d['stats']['throttles']['total'])\n");
+	if (!py)
+		fail_msg("python3 refused the JSON:\n%s", out);
+	assert_string_equal(py,
+		"1 cpu-clock cpu-clock#1 cpu-clock 1000000 False 30 0 alpha:24:80.0 beta:6:20.0\n"
+		"2 cpu-clock cpu-clock#2 cpu-clock 3000000 False 10 0 beta:8:80.0 alpha:2:20.0\n"
+		"3 cycles:u cycles:u cycles 4000 True 5 2 beta:5:100.0\n"
+		"45 False 2\n");
+	free(py);
+	free(out);
+
+	/* The statistics: a line per event, then the totals. */
+	out = report_text(rr.rep, NULL);
+	assert_non_null(strstr(out, ", 3 events\n"));
+	assert_non_null(strstr(out, "pmclog report: event 'cpu-clock#2' (PMC 2, every 3000000 ns): 10 samples: 10 resolved,"));
+	assert_non_null(strstr(out, "pmclog report: in all, 45 samples: 45 resolved,"));
+	free(out);
+
+	/* -g: DIR/EVENT/OBJECT.gmon, each with its event's samples. */
+	snprintf(gdir, sizeof(gdir), "%s/gmon-events", dir);
+	assert_int_equal(pmclog_report__write_gmon(rr.rep, gdir, NULL), 0);
+	for (int i = 0; i < 2; i++) {
+		snprintf(cmd, sizeof(cmd), "gprof -b -p %s/nopie %s/cpu-clock#%d/nopie.gmon",
+			 dir, gdir, i + 1);
+		f = popen(cmd, "r");
+		assert_non_null(f);
+		while (fgets(line, sizeof(line), f)) {
+			float v;
+			char name[64];
+
+			if (sscanf(line, "%f %*f %*f %63s", &v, name) == 2 && !strcmp(name, "alpha"))
+				pct[i] = (int)(v + 0.5f);
+		}
+		assert_int_equal(pclose(f), 0);
+	}
+	assert_int_equal(pct[0], 80);
+	assert_int_equal(pct[1], 20);
+	snprintf(cmd, sizeof(cmd), "test -f %s/cycles:u/nopie.gmon", gdir);
+	assert_int_equal(system(cmd), 0);
+	report_free(&rr);
+
+	/* One event: by id, by a label, by a name that is one PMC's. */
+	{
+		static const struct { const char *spec; __u32 pmcid; __u64 samples; } sel[] = {
+			{ "2", 2, 10 }, { "cpu-clock#1", 1, 30 }, { "cycles:u", 3, 5 },
+		};
+
+		for (size_t i = 0; i < sizeof(sel) / sizeof(sel[0]); i++) {
+			struct pmclog_report_opts o = {
+				.keys = { PMCLOG_SORT_DSO, PMCLOG_SORT_SYM }, .nkeys = 2,
+			};
+			struct pmclog_resolver_opts ro = { .root = dir };
+			struct pmclog_reader *r = pmclog_reader__new(NULL);
+			struct pmclog_record rec;
+
+			rr.st = pmclog_strings__new();
+			rr.rp = pmclog_replay__new(rr.st);
+			rr.res = pmclog_resolver__new(rr.st, &ro);
+			rr.rep = pmclog_report__new(rr.st, rr.rp, rr.res, &o);
+			pmclog_reader__feed(r, b.data, b.len);
+			pmclog_reader__feed_eof(r);
+			while (pmclog_reader__next(r, &rec) == 1)
+				assert_int_equal(pmclog_replay__add(rr.rp, &rec), 0);
+			pmclog_reader__free(r);
+			assert_int_equal(pmclog_replay__run(rr.rp, pmclog_report__sample, rr.rep), 0);
+			if (i == 0) {
+				assert_int_equal(pmclog_report__select(rr.rep, "cpu-clock"), -ENOTUNIQ);
+				assert_int_equal(pmclog_report__select(rr.rep, "instructions"), -ENOENT);
+				assert_int_equal(pmclog_report__select(rr.rep, "7"), -ENOENT);
+			}
+			assert_int_equal(pmclog_report__select(rr.rep, sel[i].spec), 0);
+			assert_int_equal(pmclog_report__finish(rr.rep), 0);
+			assert_int_equal(pmclog_report__nprofiles(rr.rep), 1);
+			p = pmclog_report__profile(rr.rep, 0);
+			assert_int_equal(p->pmcid, sel[i].pmcid);
+			assert_int_equal(pmclog_report__stats(rr.rep)->samples, sel[i].samples);
+			assert_int_equal(pmclog_report__stats(rr.rep)->other_events, 45 - sel[i].samples);
+			/* One event: the table and folded stacks as for a one-PMC log. */
+			out = printed(&rr, "folded");
+			assert_null(strstr(out, "cpu-clock"));
+			assert_null(strstr(out, "cycles"));
+			free(out);
+			out = printed(&rr, "text");
+			assert_true(!strncmp(out, "# pmclog report: ", 17));
+			assert_non_null(strstr(out, " samples of event '"));
+			free(out);
+			report_free(&rr);
+		}
+	}
+	pmclog_elf__free(e);
+	pmclog_strings__free(st);
+}
+
+/*
+ * Labels never empty: a PMCALLOCATE without a name (no module writes
+ * one; fuzz_report did) and samples of a PMC none announced are pmcID,
+ * the unannounced after the announced; every sample is in a profile.
+ */
+static void test_report_event_labels(void **state)
+{
+	static struct logbuf b;
+	struct report_run rr;
+	char *out;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	lb_pmcallocate(&b, 3, PMCLOG_EV_CYCLES, 0, 100000, "");
+	lb_map_in(&b, 3, 0x10000, 0x20000, 0, 0, "/no/such/prog");
+	lb_pcsample_pmc(&b, 5, 0, 3, 3, 0x10100, 1);
+	lb_pcsample_pmc(&b, 3, 0, 3, 3, 0x10100, 1);
+	lb_pcsample_pmc(&b, 5, 0, 3, 3, 0x10100, 1);
+	lb_closelog(&b, 3, 0, 0);
+	report_run(&rr, &b, NULL);
+	assert_int_equal(pmclog_report__nprofiles(rr.rep), 2);
+	assert_string_equal(pmclog_report__profile(rr.rep, 0)->label, "pmc3");
+	assert_int_equal(pmclog_report__profile(rr.rep, 0)->stats.samples, 1);
+	assert_string_equal(pmclog_report__profile(rr.rep, 1)->label, "pmc5");
+	assert_null(pmclog_report__profile(rr.rep, 1)->pmc);
+	assert_int_equal(pmclog_report__profile(rr.rep, 1)->stats.samples, 2);
+	out = printed(&rr, "text");
+	assert_non_null(strstr(out, "\n# event 'pmc3' (PMC 3, every 100000 events): 1 samples\n"));
+	assert_non_null(strstr(out, "\n# event 'pmc5' (PMC 5, no PMCALLOCATE in the log): 2 samples\n"));
+	free(out);
+	report_free(&rr);
+}
+
+/*
+ * "[not found]" is nobody's name: an object whose file is missing is
+ * named alone in every format; the table says so in a column after the
+ * names, JSON in "found" (before, " [not found]" was glued to the name
+ * in all three).
+ */
+static void test_report_not_found(void **state)
+{
+	static struct logbuf b;
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_elf *e = load(st, "nopie");
+	struct report_run rr;
+	char *out;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	program_log(&b, "/nopie", e);
+	lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffff81000000ULL, 0xffffffff82000000ULL,
+		  0xffffffff81000000ULL, PMCLOG_MAP_F_INITIAL, "[kernel]");
+	report_run(&rr, &b, dir);
+	for (const char *const *f = pmclog_report__formats(); *f; f++) {
+		out = printed(&rr, *f);
+		assert_null(strstr(out, "[not found]"));
+		if (!strcmp(*f, "text"))
+			assert_non_null(strstr(out, "  lib.so     [.] 0x10  (object not found)\n"));
+		else if (!strcmp(*f, "folded"))
+			assert_non_null(strstr(out, "\nlib.so;0x10 1\n"));
+		else
+			assert_non_null(strstr(out,
+				"\"object\": \"lib.so\", \"path\": \"/no/such/lib.so\", \"symbol\": null, \"address\": \"0x10\", \"found\": false, \"mode\": \"user\""));
+		free(out);
+	}
+	out = printed(&rr, "json");
+	assert_non_null(strstr(out,
+		"\"object\": \"nopie\", \"path\": \"/nopie\", \"symbol\": \"alpha\", \"address\": null, \"found\": true,"));
+	assert_non_null(strstr(out,
+		"\"object\": \"[unknown]\", \"path\": null, \"symbol\": null, \"address\": \"0x1234\", \"found\": null,"));
+	free(out);
+	report_free(&rr);
+	pmclog_elf__free(e);
+	pmclog_strings__free(st);
 }
 
 /* The profile gprof prints from the files -g writes. */
@@ -796,7 +1234,8 @@ static void test_gprof(void **state)
 	snprintf(gdir, sizeof(gdir), "%s/gmon", dir);
 	snprintf(map, sizeof(map), "%s/gmon.map", dir);
 	assert_int_equal(pmclog_report__write_gmon(rr.rep, gdir, map), 0);
-	snprintf(line, sizeof(line), "gprof -b -p %s %s/nopie.gmon", path, gdir);
+	/* A directory per event, named by it, as pmcstat -g makes them. */
+	snprintf(line, sizeof(line), "gprof -b -p %s %s/cpu-clock/nopie.gmon", path, gdir);
 	p = popen(line, "r");
 	assert_non_null(p);
 	while (fgets(line, sizeof(line), p)) {
@@ -817,7 +1256,7 @@ static void test_gprof(void **state)
 	assert_non_null(p);
 	assert_non_null(fgets(line, sizeof(line), p));
 	fclose(p);
-	assert_non_null(strstr(line, "nopie.gmon"));
+	assert_non_null(strstr(line, "/gmon/cpu-clock/nopie.gmon "));
 	assert_non_null(strstr(line, path));
 	report_free(&rr);
 	pmclog_elf__free(e);
@@ -868,7 +1307,7 @@ static void test_gprof_top(void **state)
 	report_run_ro(&rr, &b, &ro, &o);
 	snprintf(gdir, sizeof(gdir), "%s/gmon-top", dir);
 	assert_int_equal(pmclog_report__write_gmon(rr.rep, gdir, NULL), 0);
-	snprintf(path, sizeof(path), "%s/kernel.gmon", gdir);
+	snprintf(path, sizeof(path), "%s/pmc1/kernel.gmon", gdir);	/* no PMCALLOCATE */
 	gmon_header(path, &low, &high, &nbins);
 	assert_int_equal(low, 0xfffffffffffff000ULL);
 	assert_int_equal(high, 0xfffffffffffffffeULL);
@@ -938,6 +1377,10 @@ int main(void)
 		cmocka_unit_test(test_report_unfollowed),
 		cmocka_unit_test(test_report_names_escaped),
 		cmocka_unit_test(test_report_odd_paths),
+		cmocka_unit_test(test_report_json_utf8),
+		cmocka_unit_test(test_report_events),
+		cmocka_unit_test(test_report_event_labels),
+		cmocka_unit_test(test_report_not_found),
 		cmocka_unit_test(test_gprof),
 		cmocka_unit_test(test_gprof_top),
 		cmocka_unit_test(test_gprof_names),

@@ -56,8 +56,19 @@ struct record_opts {
 	char *events[MAX_EVENTS];	/* -e, each; strdup()ed */
 	unsigned int nevents;
 	struct pmclog_alloc allocs[MAX_EVENTS];	/* parsed, with -F or -c */
-	unsigned long long freq;	/* -F; 0 if -c */
-	unsigned long long count;	/* -c; 0 if -F */
+	/*
+	 * -F / -c: each sets the rate of the -e events before it that have
+	 * none yet (events[nrated..nevents)); those after the last one
+	 * take it.  A second one that applies to no event is an error.
+	 */
+	struct event_rate {
+		unsigned long long value;
+		bool freq;		/* -F: value in Hz; -c: a period */
+	} rates[MAX_EVENTS], last_rate;
+	unsigned int nrated;		/* events given a rate so far */
+	unsigned int nrate_opts;	/* -F and -c given */
+	const char *idle_rate;		/* the first that applied to none, "-F 100" */
+	char idle_rate_buf[48];
 	bool inherit;		/* descendants too: the default; --no-inherit */
 	const char *inherit_opt;	/* "-d" or "--no-inherit" if given */
 	const char *output;	/* -o; "-" is standard output */
@@ -135,14 +146,41 @@ static int parse_pid(void *args, const char *s)
 	return 0;
 }
 
+/* -F or -c VALUE: the rate of the events before it that have none. */
+static int add_rate(struct record_opts *o, const char *opt, const char *arg, bool freq)
+{
+	struct event_rate r = { .freq = freq };
+
+	if (parse_number(opt, arg, &r.value))
+		return EX_USAGE;
+	o->nrate_opts++;
+	if (o->nrated == o->nevents && !o->idle_rate) {
+		snprintf(o->idle_rate_buf, sizeof(o->idle_rate_buf), "%s %s", opt, arg);
+		o->idle_rate = o->idle_rate_buf;
+	}
+	while (o->nrated < o->nevents)
+		o->rates[o->nrated++] = r;
+	o->last_rate = r;
+	return 0;
+}
+
+/* The events after the last -F / -c take it, or the default rate. */
+static void finish_rates(struct record_opts *o)
+{
+	if (!o->nrate_opts)
+		o->last_rate = (struct event_rate){ .value = DEFAULT_FREQ, .freq = true };
+	while (o->nrated < o->nevents)
+		o->rates[o->nrated++] = o->last_rate;
+}
+
 static int parse_freq(void *args, const char *s)
 {
-	return parse_number("-F", s, &((struct record_opts *)args)->freq) ? EX_USAGE : 0;
+	return add_rate(args, "-F", s, true);
 }
 
 static int parse_count(void *args, const char *s)
 {
-	return parse_number("-c", s, &((struct record_opts *)args)->count) ? EX_USAGE : 0;
+	return add_rate(args, "-c", s, false);
 }
 
 /* -d (pmcstat's, now the default) and --no-inherit (perf's). */
@@ -172,8 +210,10 @@ static int check_options(const struct record_opts *o)
 		return cmd_usage_error(&record_usage, "-p cannot be combined with -a or a command");
 	if (!o->system && !o->pid && !o->cmd)
 		return cmd_usage_error(&record_usage, "say what to record: -a, -p PID, or a command");
-	if (o->freq && o->count)
-		return cmd_usage_error(&record_usage, "-F and -c are exclusive");
+	if (o->nrate_opts > 1 && o->idle_rate)
+		return cmd_usage_error(&record_usage,
+				       "%s sets the rate of no event: a -F or -c is for the -e events before it (-e cpu-clock -c 1000000 -e cycles -F 4000); give one per group of events",
+				       o->idle_rate);
 	if (o->inherit_opt && o->system)
 		return cmd_usage_error(&record_usage,
 				       "%s is for the descendants of -p PID or of a command; -a sees every process",
@@ -216,14 +256,6 @@ static void free_events(struct record_opts *o)
 		free(o->events[--o->nevents]);
 }
 
-static bool has_clock(const struct pmclog_alloc *allocs, unsigned int n)
-{
-	while (n--)
-		if (allocs[n].event == PMCLOG_EV_CPU_CLOCK)
-			return true;
-	return false;
-}
-
 static int parse_events(struct record_opts *o)
 {
 	unsigned int i;
@@ -236,15 +268,9 @@ static int parse_events(struct record_opts *o)
 			      o->events[i]);
 			return EX_USAGE;
 		}
-		alloc->period = o->freq ? o->freq : o->count;
-		if (o->freq)
+		alloc->period = o->rates[i].value;
+		if (o->rates[i].freq)
 			alloc->flags |= PMCLOG_PMC_F_FREQ;
-		/* One clock per log: a second would sample the same instants. */
-		if (alloc->event == PMCLOG_EV_CPU_CLOCK && i &&
-		    has_clock(o->allocs, i)) {
-			warnx("cpu-clock can be given once per recording");
-			return EX_USAGE;
-		}
 	}
 	return 0;
 }
@@ -266,9 +292,12 @@ const struct cmd_usage record_usage = {
 			     "select); :u or :k for one mode only; several as a\n"
 			     "comma-separated list, or -e again"),
 		OPT_CALLBACK_GROUP('F', NULL, "HZ", parse_freq, 2,
-				   "samples per second per CPU (default " STR(DEFAULT_FREQ) ")"),
+				   "samples per second per CPU (default " STR(DEFAULT_FREQ) "), for\n"
+				   "the -e events before it without a rate; the\n"
+				   "events after the last -F or -c take that one"),
 		OPT_CALLBACK_GROUP('c', NULL, "COUNT", parse_count, 2,
-				   "one sample every COUNT events (ns for cpu-clock)"),
+				   "one sample every COUNT events (ns for cpu-clock),\n"
+				   "for the -e events before it, as -F"),
 		OPT_CALLBACK_GROUP('d', NULL, NULL, parse_descendants, 3,
 				   "with -p or CMD: the descendants too, the default\n"
 				   "(pmcstat's -d, kept for its users)"),
@@ -309,10 +338,9 @@ static int parse_options_record(int argc, char **argv, struct record_opts *o)
 	ret = check_options(o);
 	if (ret)
 		return ret;
-	if (!o->freq && !o->count)
-		o->freq = DEFAULT_FREQ;
 	if (!o->nevents && add_events(o, "cpu-clock"))
 		return EX_OSERR;
+	finish_rates(o);
 	return parse_events(o);
 }
 
@@ -325,6 +353,7 @@ static int allocate_pmc(struct recorder *rec, unsigned int i,
 {
 	const struct record_opts *o = rec->opts;
 	const char *event = o->events[i];
+	bool freq = o->rates[i].freq;
 	struct pmclog_pmu_info pmu = { 0 };
 	int err;
 
@@ -359,16 +388,16 @@ static int allocate_pmc(struct recorder *rec, unsigned int i,
 		/* ABI 1.2: faster than the module's max_sample_rate. */
 		if (pmclog_device__pmu_info(rec->dev, &pmu) == 0 && pmu.max_sample_rate)
 			warnx("event %s with %s %llu samples faster than the module allows: at most %u per second per CPU (its max_sample_rate parameter, as perf's kernel.perf_event_max_sample_rate); use a lower -F or a longer -c, or load pmclog with a higher max_sample_rate",
-			      event, o->freq ? "-F" : "-c",
+			      event, freq ? "-F" : "-c",
 			      (unsigned long long)alloc->period, pmu.max_sample_rate);
 		else
 			warnx("event %s with %s %llu samples faster than the module allows (its max_sample_rate parameter); use a lower -F or a longer -c",
-			      event, o->freq ? "-F" : "-c",
+			      event, freq ? "-F" : "-c",
 			      (unsigned long long)alloc->period);
 		return EX_USAGE;
 	case EINVAL:
 		warnx("the module refused event %s with %s %llu: %s", event,
-		      o->freq ? "-F" : "-c", (unsigned long long)alloc->period,
+		      freq ? "-F" : "-c", (unsigned long long)alloc->period,
 		      strerror(err));
 		return EX_USAGE;
 	default:
@@ -815,9 +844,10 @@ static void say_what(const struct recorder *rec,
 		PMCLOG_ABI_VERSION_PATCH(abi));
 	for (i = 0; i < o->nevents; i++)
 		fprintf(stderr, "%s as pmc %u, %s %llu%s; ", o->events[i],
-			allocs[i].pmcid, o->freq ? "at" : "every",
+			allocs[i].pmcid, o->rates[i].freq ? "at" : "every",
 			(unsigned long long)allocs[i].period,
-			o->freq ? " Hz" : " events");
+			o->rates[i].freq ? " Hz" :
+			allocs[i].event == PMCLOG_EV_CPU_CLOCK ? " ns" : " events");
 	if (o->system)
 		fprintf(stderr, "the whole system");
 	else

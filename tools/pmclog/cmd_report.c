@@ -38,6 +38,7 @@ struct report_args {
 	const char *format;	/* --format, --stdio; NULL until named */
 	const char *gmon_dir;	/* -g */
 	const char *mapfile;	/* -M */
+	const char *event;	/* --event */
 	struct pmclog_resolver_opts ropts;	/* -r, -k */
 	struct pmclog_report_opts opts;
 	__u32 pids[MAX_PIDS];
@@ -216,7 +217,7 @@ const struct cmd_usage report_usage = {
 			     "of the machine or container the log comes from"),
 		OPT_STRING('g', NULL, "DIR", struct report_args, gmon_dir,
 			   "also write a gprof(1) gmon.out profile per object\n"
-			   "into DIR"),
+			   "and event into DIR/EVENT"),
 		OPT_STRING('M', NULL, "MAPFILE", struct report_args, mapfile,
 			   "with -g: write \"GMONFILE OBJECT\" lines into MAPFILE"),
 		OPT_CALLBACK(0, "sort", "KEYS", parse_sort,
@@ -228,9 +229,13 @@ const struct cmd_usage report_usage = {
 		OPT_CALLBACK(0, "time", "FROM,TO", parse_time,
 			     "only samples taken FROM to TO seconds after the log\n"
 			     "started (decimals allowed; either may be empty)"),
+		OPT_STRING(0, "event", "EVENT", struct report_args, event,
+			   "only the profile of this event: its PMC id, its name\n"
+			   "as recorded, or its label (NAME#ID); default: one\n"
+			   "profile per event"),
 		OPT_CALLBACK(0, "format", "text|json|folded", parse_format,
-			     "a table (the default), JSON rows and statistics,\n"
-			     "or folded stacks"),
+			     "a table (the default), JSON profiles and\n"
+			     "statistics, or folded stacks"),
 		OPT_CALLBACK(0, "stdio", NULL, parse_stdio,
 			     "the table on standard output, as perf's --stdio:\n"
 			     "--format text"),
@@ -388,8 +393,14 @@ static int ctx_init(struct report_ctx *c, const struct report_args *a)
 static int produce(struct report_ctx *c, const struct report_args *a)
 {
 
-	if (pmclog_replay__run(c->replay, pmclog_report__sample, c->rep) ||
-	    pmclog_report__finish(c->rep)) {
+	if (pmclog_replay__run(c->replay, pmclog_report__sample, c->rep)) {
+		warnx("out of memory while replaying %s", a->input);
+		return EX_OSERR;
+	}
+	/* The library says which events the log has. */
+	if (a->event && pmclog_report__select(c->rep, a->event))
+		return errno == ENOMEM ? EX_OSERR : EX_USAGE;
+	if (pmclog_report__finish(c->rep)) {
 		warnx("out of memory while replaying %s", a->input);
 		return EX_OSERR;
 	}

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libpmclog gprof output: a gmon.out file per object (a histogram record
- * over the sampled address range), as pmcstat -g writes them, readable
- * by binutils' gprof against the object's ELF file.
+ * over the sampled address range) in a directory per event, as pmcstat -g
+ * writes them (DIR/EVENT/OBJECT.gmon), readable by binutils' gprof
+ * against the object's ELF file.
  *
  * Layout (binutils gmon_out.h): "gmon", version 1, 12 spare bytes; then
  * tag GMON_TAG_TIME_HIST (0), low_pc and high_pc (8 bytes each on a
@@ -67,7 +68,7 @@ static int gmon_write_file(const char *path, const struct gmon_hist *h,
  * The histogram of obj's samples, over the range they span: 1, or 0 when
  * there is none to write (no samples, or only in h->top).
  */
-static int gmon_hist(const struct pmclog_report *rep,
+static int gmon_hist(const struct pmclog_report *rep, size_t prof,
 		     const struct pmclog_object *obj, struct gmon_hist *h)
 {
 	__u64 lo = UINT64_MAX, hi = 0;
@@ -76,7 +77,7 @@ static int gmon_hist(const struct pmclog_report *rep,
 	for (size_t i = 0; i < rep->nents; i++) {
 		const struct res_ent *e = &rep->ents[i];
 
-		if (e->obj != obj || !e->has_vaddr)
+		if (e->obj != obj || e->prof != prof || !e->has_vaddr)
 			continue;
 		lo = e->addr < lo ? e->addr : lo;
 		hi = e->addr > hi ? e->addr : hi;
@@ -100,7 +101,7 @@ static int gmon_hist(const struct pmclog_report *rep,
 		__u16 *b;
 		__u64 room;
 
-		if (e->obj != obj || !e->has_vaddr)
+		if (e->obj != obj || e->prof != prof || !e->has_vaddr)
 			continue;
 		if (e->addr >= h->high) {
 			h->top += e->count;
@@ -151,17 +152,33 @@ static int gmon_name(const struct pmclog_object *obj, const char *dir,
 	return 0;
 }
 
-static int gmon_object(const struct pmclog_report *rep,
+/*
+ * gprof's prof_rate, samples per second: the PMC's -F, or 1e9 / -c for
+ * cpu-clock; a hardware event's period says nothing of time (1000, as
+ * before).
+ */
+static __u32 gmon_rate(const struct pmclog_replay_pmc *pmc)
+{
+	if (!pmc || !pmc->period)
+		return 1000;
+	if (pmc->flags & PMCLOG_PMC_F_FREQ)
+		return pmc->period <= UINT32_MAX ? (__u32)pmc->period : 1000;
+	if (pmc->event == PMCLOG_EV_CPU_CLOCK)
+		return pmc->period <= 1000000000ULL ?
+		       (__u32)((1000000000ULL + pmc->period / 2) / pmc->period) : 1;
+	return 1000;
+}
+
+static int gmon_object(const struct pmclog_report *rep, size_t prof,
 		       const struct pmclog_object *obj, const char *dir,
 		       FILE *map, struct gmon_names *w)
 {
-	const struct pmclog_replay_stats *st = pmclog_replay__stats(rep->replay);
-	__u32 rate = st->freq && st->period <= UINT32_MAX ? (__u32)st->period : 1000;
+	__u32 rate = gmon_rate(rep->profs[prof].pmc);
 	struct gmon_hist h;
 	char path[4096];
 	int ret;
 
-	ret = gmon_hist(rep, obj, &h);
+	ret = gmon_hist(rep, prof, obj, &h);
 	if (h.top)
 		pr_warn("%s: %llu samples in the last %llu bytes of the address space, which gmon.out cannot describe, were left out of its profile\n",
 			obj->path, (unsigned long long)h.top, (unsigned long long)h.binsz);
@@ -192,31 +209,93 @@ static int gmon_object(const struct pmclog_report *rep,
 	return 0;
 }
 
+/*
+ * The directory of profile p in dir, DIR/LABEL, as pmcstat names it by
+ * the event: bytes of the label that a file name cannot hold ('/',
+ * control characters, space) as '_', "." and ".." as pmcID, and ~N
+ * after a name taken already.
+ */
+static int gmon_subdir(const struct pmclog_profile *p, const char *dir,
+		       const struct gmon_names *dirs, char *buf, size_t len)
+{
+	char name[80];
+	size_t n = 0;
+
+	for (const char *c = p->label; *c && n < sizeof(name) - 1; c++)
+		name[n++] = *c == '/' || (unsigned char)*c <= ' ' || *c == 0x7f ? '_' : *c;
+	name[n] = '\0';
+	if (!strcmp(name, ".") || !strcmp(name, "..") || !n)
+		snprintf(name, sizeof(name), "pmc%u", p->pmcid);
+	if ((size_t)snprintf(buf, len, "%s/%s", dir, name) >= len)
+		return -ENAMETOOLONG;
+	for (unsigned int seq = 1; gmon_taken(dirs, buf); seq++)
+		if ((size_t)snprintf(buf, len, "%s/%s~%u", dir, name, seq) >= len)
+			return -ENAMETOOLONG;
+	return 0;
+}
+
+static int gmon_names_add(struct gmon_names *w, const char *path)
+{
+	if (PMCLOG_GROW(w->v, w->cap, w->n + 1))
+		return -ENOMEM;
+	w->v[w->n] = strdup(path);
+	if (!w->v[w->n])
+		return -ENOMEM;
+	w->n++;
+	return 0;
+}
+
+static void gmon_names_free(struct gmon_names *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		free(w->v[i]);
+	free(w->v);
+}
+
+static int gmon_mkdir(const char *dir)
+{
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		int err = errno;
+
+		pr_warn("cannot create %s: %s\n", dir, strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
 int pmclog_report__write_gmon(const struct pmclog_report *rep, const char *dir,
 			      const char *mapfile)
 {
 	size_t n = pmclog_replay__nobjects(rep->replay);
-	struct gmon_names written = { 0 };
+	struct gmon_names dirs = { 0 };
 	FILE *map = NULL;
-	int ret = 0;
+	char sub[4096];
+	int ret;
 
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		pr_warn("cannot create %s: %s\n", dir, strerror(errno));
-		return -errno;
-	}
+	ret = gmon_mkdir(dir);
+	if (ret)
+		return ret;
 	if (mapfile && !(map = fopen(mapfile, "we"))) {
 		pr_warn("cannot create %s: %s\n", mapfile, strerror(errno));
 		return -errno;
 	}
-	for (size_t i = 0; i < n && !ret; i++) {
-		const struct pmclog_object *o = pmclog_replay__object(rep->replay, i);
+	for (size_t p = 0; p < rep->nprofs && !ret; p++) {
+		struct gmon_names written = { 0 };
 
-		if (pmclog_resolver__elf(o))
-			ret = gmon_object(rep, o, dir, map, &written);
+		ret = gmon_subdir(&rep->profs[p], dir, &dirs, sub, sizeof(sub));
+		if (ret)
+			pr_warn("cannot write %s/...: %s\n", dir, strerror(-ret));
+		ret = ret ? ret : gmon_names_add(&dirs, sub);
+		ret = ret ? ret : gmon_mkdir(sub);
+		for (size_t i = 0; i < n && !ret; i++) {
+			const struct pmclog_object *o = pmclog_replay__object(rep->replay, i);
+
+			if (pmclog_resolver__elf(o))
+				ret = gmon_object(rep, p, o, sub, map, &written);
+		}
+		gmon_names_free(&written);
 	}
-	for (size_t i = 0; i < written.n; i++)
-		free(written.v[i]);
-	free(written.v);
+	gmon_names_free(&dirs);
 	if (map && fclose(map) && !ret) {
 		pr_warn("cannot write %s: %s\n", mapfile, strerror(errno));
 		ret = -EIO;

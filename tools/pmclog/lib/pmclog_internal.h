@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <linux/types.h>
 
@@ -272,6 +273,12 @@ bool pmclog_procmaps__exited(const struct pmclog_procmaps *pm, __u32 pid);
 /* ------------------------------------------------------------------ */
 /* The report's own (pmclog_report.c, pmclog_report_fmt.c, pmclog_gmon.c) */
 
+/*
+ * s as one field of a line of the report's line formats: bytes below
+ * 0x20, 0x7f, backslash and those of sep as \xNN (pmclog_report_fmt.c).
+ */
+void pmclog_put_escaped(FILE *f, const char *s, const char *sep);
+
 #define AE_USER		0x1
 #define AE_HIDDEN	0x2
 
@@ -282,6 +289,7 @@ struct addr_ent {
 	__u64 count;
 	__u32 pid;			/* 0 unless sorting by pid */
 	__u8 flags;			/* AE_* */
+	__u8 pmcid;			/* header.pmcid */
 };
 
 /* A distinct address, named. */
@@ -293,9 +301,14 @@ struct res_ent {
 	__u64 addr;			/* vaddr when has_vaddr, else objaddr */
 	__u64 count;
 	__u32 pid;
+	size_t prof;			/* index in pmclog_report.profs */
+	enum pmclog_obj_state objstate;	/* of obj; UNTRIED without one */
 	bool kernel;
 	bool has_vaddr;
+	bool no_function;		/* symbol is the address */
 };
+
+#define PMCLOG_PMCIDS	256		/* header.pmcid is a __u8 */
 
 struct pmclog_report {
 	struct pmclog_strings *strings;
@@ -307,6 +320,13 @@ struct pmclog_report {
 
 	struct addr_ent *addrs;		/* hash */
 	size_t naddrs, addrs_cap;
+	/* By pmcid: samples seen, and left out by --pid and --time. */
+	__u64 seen[PMCLOG_PMCIDS], filtered[PMCLOG_PMCIDS];
+	bool selected;			/* pmclog_report__select(): only sel_pmcid */
+	__u32 sel_pmcid;
+	struct pmclog_profile *profs;
+	size_t nprofs;
+	int prof_of[PMCLOG_PMCIDS];	/* pmcid -> index in profs, or -1 */
 	struct res_ent *ents;
 	size_t nents;
 	struct pmclog_row *rows;

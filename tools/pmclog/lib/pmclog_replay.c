@@ -57,6 +57,8 @@ struct pmclog_replay {
 	size_t npending_bids, pending_bids_cap;
 	struct comm *comms;
 	size_t ncomms, comms_cap;
+	struct pmclog_replay_pmc *pmcs;
+	size_t npmcs, pmcs_cap;
 	struct pmclog_replay_stats stats;
 };
 
@@ -92,6 +94,7 @@ void pmclog_replay__free(struct pmclog_replay *r)
 	free(r->pending);
 	free(r->pending_bids);
 	free(r->comms);
+	free(r->pmcs);
 	pmclog_procmaps__free(r->maps);
 	free(r);
 }
@@ -388,7 +391,7 @@ static int on_pcsample(struct pmclog_tool *tool, const struct pmclog_record *rec
 	struct pmclog_sample_loc loc = {
 		.tstamp = rec->tstamp, .pc = s->pc, .pid = s->pid,
 		.tid = s->tid, .cpu = rec->cpu,
-		.user = rec->flags & PMCLOG_HF_USER,
+		.user = rec->flags & PMCLOG_HF_USER, .pmcid = rec->pmcid,
 	};
 	const struct pmclog_addrmap *am;
 	const struct pmclog_map *e = NULL;
@@ -425,15 +428,36 @@ static int on_initialize(struct pmclog_tool *tool, const struct pmclog_record *r
 	return 0;
 }
 
+static struct pmclog_replay_pmc *pmc_of(struct pmclog_replay *r, __u32 pmcid)
+{
+	for (size_t i = 0; i < r->npmcs; i++)
+		if (r->pmcs[i].pmcid == pmcid)
+			return &r->pmcs[i];
+	return NULL;
+}
+
 static int on_pmcallocate(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
 	struct pmclog_replay *r = replay_of(tool);
 	const struct pmclog_pmcallocate *pa = rec->rec.pmcallocate;
+	struct pmclog_replay_pmc *p = pmc_of(r, rec->pmcid);
 
 	r->stats.event = pmclog_strings__intern(r->strings, rec->name);
 	r->stats.period = pa->period;
 	r->stats.freq = pa->flags & PMCLOG_PMC_F_FREQ;
-	return r->stats.event ? 0 : -ENOMEM;
+	if (!r->stats.event)
+		return -ENOMEM;
+	if (!p) {
+		if (PMCLOG_GROW(r->pmcs, r->pmcs_cap, r->npmcs + 1))
+			return -ENOMEM;
+		p = &r->pmcs[r->npmcs++];
+	}
+	/* A second PMCALLOCATE of one id (no module writes one) replaces it. */
+	*p = (struct pmclog_replay_pmc){
+		.pmcid = rec->pmcid, .event = pa->event, .flags = pa->flags,
+		.config = pa->config, .period = pa->period, .name = r->stats.event,
+	};
+	return 0;
 }
 
 static int on_closelog(struct pmclog_tool *tool, const struct pmclog_record *rec)
@@ -463,12 +487,19 @@ static int on_throttle(struct pmclog_tool *tool, const struct pmclog_record *rec
 	struct pmclog_replay *r = replay_of(tool);
 	const struct pmclog_throttle *th = rec->rec.throttle;
 	unsigned int why = th->reason < PMCLOG_REPLAY_REASONS ? th->reason : 0;
+	struct pmclog_replay_pmc *p = pmc_of(r, rec->pmcid);
 
 	if (rec->type == PMCLOG_TYPE_THROTTLE) {
 		r->stats.throttles[why] += th->count;
+		if (p)
+			p->throttles[why] += th->count;
 	} else {
 		r->stats.unthrottles[why] += th->count;
 		r->stats.stopped_ns[why] += th->stopped_ns;
+		if (p) {
+			p->unthrottles[why] += th->count;
+			p->stopped_ns[why] += th->stopped_ns;
+		}
 	}
 	return 0;
 }
@@ -546,4 +577,15 @@ const char *pmclog_replay__comm(const struct pmclog_replay *r, __u32 pid)
 		if (r->comms[i].pid == pid)
 			return r->comms[i].path;
 	return NULL;
+}
+
+size_t pmclog_replay__npmcs(const struct pmclog_replay *r)
+{
+	return r->npmcs;
+}
+
+const struct pmclog_replay_pmc *pmclog_replay__pmc(const struct pmclog_replay *r,
+						   size_t i)
+{
+	return i < r->npmcs ? &r->pmcs[i] : NULL;
 }

@@ -16,6 +16,8 @@
  *               then; one that arrives before its MAP_IN (the recorder's,
  *               written after INITIALIZE) waits for it
  *   PCSAMPLE    looked up in pid's maps (user) or the kernel's (pid -1)
+ *   PMCALLOCATE a PMC of the log (pmclog_replay__pmc()): its samples
+ *               carry its pmcid
  *
  * An object is one file path (or "[kernel]", a module name, "[vdso]"):
  * the same library mapped twice, or a module loaded twice at another
@@ -72,6 +74,7 @@ struct pmclog_sample_loc {
 	bool hidden;	/* kernel sample with pc 0: no CAP_SYSLOG at record time */
 	struct pmclog_object *obj;	/* NULL: no map held pc */
 	__u64 objaddr;
+	__u32 pmcid;	/* header.pmcid: the PMC that took it */
 };
 
 #define PMCLOG_REPLAY_TYPES	(PMCLOG_TYPE_MAX_KNOWN + 2)	/* last: newer types */
@@ -98,9 +101,27 @@ struct pmclog_replay_stats {
 	__u64 procs_unfollowed;		/* PROCFORK with PMCLOG_HF_UNFOLLOWED */
 	__u32 abi_version;
 	__u64 start_tstamp;		/* INITIALIZE's: the log's time 0 */
+	/* The last PMCALLOCATE's; each PMC's: pmclog_replay__pmc(). */
 	__u64 period;
 	bool freq;
 	const char *event;		/* interned PMCALLOCATE name, or NULL */
+};
+
+/*
+ * A sampling PMC of the log, as its PMCALLOCATE says (one per pmcid, in
+ * the order of their PMCALLOCATEs; a later one for the same pmcid
+ * replaces it), with the THROTTLE / UNTHROTTLE records about it.
+ */
+struct pmclog_replay_pmc {
+	__u32 pmcid;
+	__u32 event;		/* PMCLOG_EV_* */
+	__u32 flags;		/* PMCLOG_PMC_F_* */
+	__u64 config;		/* PMCLOG_EV_RAW: the event select */
+	__u64 period;		/* events (ns for cpu-clock), or Hz with PMCLOG_PMC_F_FREQ */
+	const char *name;	/* interned: the event as the recorder was asked for it */
+	__u64 throttles[PMCLOG_REPLAY_REASONS];
+	__u64 unthrottles[PMCLOG_REPLAY_REASONS];
+	__u64 stopped_ns[PMCLOG_REPLAY_REASONS];
 };
 
 struct pmclog_replay;
@@ -127,6 +148,11 @@ PMCLOG_API struct pmclog_object *pmclog_replay__object(const struct pmclog_repla
 						       size_t i);
 /* The path of pid's last PROCEXEC (interned), or NULL. */
 PMCLOG_API const char *pmclog_replay__comm(const struct pmclog_replay *r, __u32 pid);
+
+/* The log's PMCs (after pmclog_replay__run()); NULL past the last. */
+PMCLOG_API size_t pmclog_replay__npmcs(const struct pmclog_replay *r);
+PMCLOG_API const struct pmclog_replay_pmc *pmclog_replay__pmc(const struct pmclog_replay *r,
+							      size_t i);
 
 #ifdef __cplusplus
 }
