@@ -89,8 +89,8 @@ static bool pmclog_buildid_in_notes(const void *notes, size_t size,
 {
 	size_t off = 0;
 
-	while (size - off >= sizeof(Elf64_Nhdr)) {
-		const Elf64_Nhdr *n = notes + off;	/* Elf32_Nhdr alike */
+	while (size - off >= sizeof(struct elf64_note)) {
+		const struct elf64_note *n = notes + off;	/* struct elf32_note alike */
 		size_t name = ALIGN(n->n_namesz, 4), desc = ALIGN(n->n_descsz, 4);
 		const char *p = (const char *)(n + 1);
 
@@ -114,13 +114,13 @@ static void pmclog_buildid_phdr(const void *ph, bool is64, unsigned int i,
 				u32 *type, u64 *off, u64 *size)
 {
 	if (is64) {
-		const Elf64_Phdr *p = (const Elf64_Phdr *)ph + i;
+		const struct elf64_phdr *p = (const struct elf64_phdr *)ph + i;
 
 		*type = p->p_type;
 		*off = p->p_offset;
 		*size = p->p_filesz;
 	} else {
-		const Elf32_Phdr *p = (const Elf32_Phdr *)ph + i;
+		const struct elf32_phdr *p = (const struct elf32_phdr *)ph + i;
 
 		*type = p->p_type;
 		*off = p->p_offset;
@@ -139,14 +139,14 @@ bool pmclog_buildid_of_file(struct file *file, void *buf,
 	struct address_space *mapping = file->f_mapping;
 	loff_t isize = i_size_read(file_inode(file));
 	union {
-		Elf32_Ehdr e32;
-		Elf64_Ehdr e64;
+		struct elf32_hdr e32;
+		struct elf64_hdr e64;
 	} eh;
 	u64 phoff, phsize;
 	unsigned int phnum, i;
 	bool is64;
 
-	BUILD_BUG_ON(PMCLOG_SCRATCH_SIZE < PMCLOG_BUILDID_PHNUM * sizeof(Elf64_Phdr));
+	BUILD_BUG_ON(PMCLOG_BUILDID_PHNUM * sizeof(struct elf64_phdr) > PMCLOG_SCRATCH_SIZE);
 	/*
 	 * hugetlbfs (SHM_HUGETLB and MFD_HUGETLB included) indexes its page
 	 * cache in huge pages, not PAGE_SIZE; secretmem pages are not in the
@@ -166,12 +166,12 @@ bool pmclog_buildid_of_file(struct file *file, void *buf,
 		return false;
 	is64 = eh.e64.e_ident[EI_CLASS] == ELFCLASS64;
 	if (is64) {
-		if (eh.e64.e_phentsize != sizeof(Elf64_Phdr))
+		if (eh.e64.e_phentsize != sizeof(struct elf64_phdr))
 			return false;
 		phoff = eh.e64.e_phoff;
 		phnum = eh.e64.e_phnum;
 	} else if (eh.e32.e_ident[EI_CLASS] == ELFCLASS32) {
-		if (eh.e32.e_phentsize != sizeof(Elf32_Phdr))
+		if (eh.e32.e_phentsize != sizeof(struct elf32_phdr))
 			return false;
 		phoff = eh.e32.e_phoff;
 		phnum = eh.e32.e_phnum;
@@ -179,7 +179,8 @@ bool pmclog_buildid_of_file(struct file *file, void *buf,
 		return false;
 	}
 	phnum = min_t(unsigned int, phnum, PMCLOG_BUILDID_PHNUM);
-	phsize = (u64)phnum * (is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr));
+	phsize = (u64)phnum *
+		 (is64 ? sizeof(struct elf64_phdr) : sizeof(struct elf32_phdr));
 	if (!phnum || phoff >= PMCLOG_BUILDID_SCAN ||
 	    phsize > PMCLOG_BUILDID_SCAN - phoff || phoff + phsize > isize ||
 	    !pmclog_buildid_copy(mapping, phoff, buf, phsize))
@@ -243,11 +244,11 @@ static unsigned int pmclog_buildid_next;	/* under the lock */
 static DEFINE_RAW_SPINLOCK(pmclog_buildid_lock);
 
 /* The build-id note among the sections of a module's ELF image. */
-static bool pmclog_buildid_of_image(const Elf_Ehdr *hdr,
-				    const Elf_Shdr *sechdrs,
+static bool pmclog_buildid_of_image(const struct elf64_hdr *hdr,
+				    const struct elf64_shdr *sechdrs,
 				    struct pmclog_build_id *id)
 {
-	const Elf_Shdr *strtab;
+	const struct elf64_shdr *strtab;
 	const char *secstrings;
 	unsigned int i;
 
@@ -261,7 +262,7 @@ static bool pmclog_buildid_of_image(const Elf_Ehdr *hdr,
 	strtab = &sechdrs[hdr->e_shstrndx];
 	secstrings = (const char *)hdr + strtab->sh_offset;
 	for (i = 1; i < hdr->e_shnum; i++) {
-		const Elf_Shdr *s = &sechdrs[i];
+		const struct elf64_shdr *s = &sechdrs[i];
 		static const char name[] = ".note.gnu.build-id";
 
 		if (s->sh_type != SHT_NOTE || !(s->sh_flags & SHF_ALLOC) ||
@@ -275,11 +276,14 @@ static bool pmclog_buildid_of_image(const Elf_Ehdr *hdr,
 	return false;
 }
 
-/* module_finalize(const Elf_Ehdr *hdr, const Elf_Shdr *sechdrs, struct module *me) */
+/*
+ * module_finalize(hdr, sechdrs, mod): its Elf_Ehdr and Elf_Shdr are
+ * struct elf64_hdr and struct elf64_shdr on x86-64.
+ */
 static int pmclog_buildid_finalize_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	const Elf_Ehdr *hdr = (void *)regs_get_kernel_argument(regs, 0);
-	const Elf_Shdr *sechdrs = (void *)regs_get_kernel_argument(regs, 1);
+	const struct elf64_hdr *hdr = (void *)regs_get_kernel_argument(regs, 0);
+	const struct elf64_shdr *sechdrs = (void *)regs_get_kernel_argument(regs, 1);
 	const struct module *mod = (void *)regs_get_kernel_argument(regs, 2);
 	struct pmclog_build_id id = { .size = 0 };
 	unsigned long flags;
@@ -303,6 +307,7 @@ static struct kprobe pmclog_buildid_kp = {
 	.symbol_name	= "module_finalize",
 	.pre_handler	= pmclog_buildid_finalize_pre,
 };
+
 static bool pmclog_buildid_kp_on;
 
 /*
