@@ -234,6 +234,36 @@ first_type() { awk 'NF { print $1; exit }' "$1"; }
 # The last few lines only: a whole dump is long, and slow to split in TCG.
 last_type() { tail -n 3 "$1" | awk 'NF { t = $1 } END { print t }'; }
 
+# windows DUMP COND: "PATH FROM TO" for each mapping whose MAP_IN matches
+# the awk condition COND (over f[]), from that MAP_IN to the MAP_OUT of
+# the same pid and start, in seconds after INITIALIZE: what report --time
+# takes.
+windows() {
+	kv_awk "$1" '$1 == "INITIALIZE" { t0 = f["ts"] }
+		$1 == "MAP_IN" && ('"$2"') { k = f["pid"] " " f["start"]; s[k] = f["ts"]; p[k] = f["path"] }
+		$1 == "MAP_OUT" && ((f["pid"] " " f["start"]) in s) {
+			k = f["pid"] " " f["start"]
+			printf "%s %.6f %.6f\n", p[k], (s[k] - t0) / 1e9, (f["ts"] - t0) / 1e9
+			delete s[k]
+		}'
+}
+
+# record_two_loads LOG FIRST SECOND MS HZ: pmclog record -F HZ into LOG of
+# a shell that loads module FIRST, has its busy function spin MS ms
+# (/proc/pmclog_testmod), unloads it, then the same with SECOND (the same
+# module, or its rebuild); its stdout and stderr in LOG-record.out/.err.
+record_two_loads() {
+	cat >"$1.sh" <<EOS
+insmod $2 || exit 1
+echo $4 >/proc/pmclog_testmod || exit 1
+rmmod pmclog_testmod || exit 1
+insmod $3 || exit 1
+echo $4 >/proc/pmclog_testmod || exit 1
+rmmod pmclog_testmod
+EOS
+	bounded 60 pmclog record -F "$5" -o "$1" -- sh "$1.sh" >"$1-record.out" 2>"$1-record.err"
+}
+
 # field_of TXT TYPE KEY: KEY's value in the last TYPE record.
 field_of() {
 	kv_awk "$1" '$1 == "'"$2"'" { v = f["'"$3"'"] } END { print v }'

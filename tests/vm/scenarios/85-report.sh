@@ -30,20 +30,6 @@ object_total() {
 	awk -v o="$2;" 'substr($0, 1, length(o)) == o { n += $NF } END { print n + 0 }' "$1"
 }
 
-# windows DUMP COND: "PATH FROM TO" for each mapping whose MAP_IN matches
-# the awk condition COND (over f[]), from that MAP_IN to the MAP_OUT of
-# the same pid and start, in seconds after INITIALIZE: what report --time
-# takes.
-windows() {
-	kv_awk "$1" '$1 == "INITIALIZE" { t0 = f["ts"] }
-		$1 == "MAP_IN" && ('"$2"') { k = f["pid"] " " f["start"]; s[k] = f["ts"]; p[k] = f["path"] }
-		$1 == "MAP_OUT" && ((f["pid"] " " f["start"]) in s) {
-			k = f["pid"] " " f["start"]
-			printf "%s %.6f %.6f\n", p[k], (s[k] - t0) / 1e9, (f["ts"] - t0) / 1e9
-			delete s[k]
-		}'
-}
-
 # report LOG NAME [ARGS...]: folded dso,sym report of LOG in $OUT/NAME.folded;
 # the text report in NAME.txt (for people) and the statistics in NAME.err.
 report() {
@@ -109,17 +95,8 @@ done <"$OUT/dl.windows"
 
 BUSY_MS=500
 if [ -f "$TESTMOD" ]; then
-	cat >"$OUT/exercise.sh" <<EOS
-insmod $TESTMOD || exit 1
-echo $BUSY_MS >/proc/pmclog_testmod || exit 1
-rmmod pmclog_testmod || exit 1
-insmod $TESTMOD || exit 1
-echo $BUSY_MS >/proc/pmclog_testmod || exit 1
-rmmod pmclog_testmod
-EOS
-	bounded 60 pmclog record -F $HZ_REQ -o "$OUT/km.pmclog" -- sh "$OUT/exercise.sh" \
-		>"$OUT/km-record.out" 2>"$OUT/km-record.err"
-	is "$?" 0 "record two loads of the test module exits 0" || diag "$(tail -n 3 "$OUT/km-record.err")"
+	record_two_loads "$OUT/km.pmclog" "$TESTMOD" "$TESTMOD" $BUSY_MS $HZ_REQ
+	is "$?" 0 "record two loads of the test module exits 0" || diag "$(tail -n 3 "$OUT/km.pmclog-record.err")"
 	report "$OUT/km.pmclog" km
 	is "$?" 0 "report of the module log exits 0" || diag "$(tail -n 3 "$OUT/km.err")"
 	busy=$(samples_of "$OUT/km.folded" "[pmclog_testmod]" pmclog_testmod_busy)

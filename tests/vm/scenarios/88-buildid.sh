@@ -121,17 +121,8 @@ fi
 
 BUSY_MS=500
 if [ -f "$TESTMOD" ] && [ -f "$REBUILT" ]; then
-	cat >"$OUT/exercise.sh" <<EOS
-insmod $TESTMOD || exit 1
-echo $BUSY_MS >/proc/pmclog_testmod || exit 1
-rmmod pmclog_testmod || exit 1
-insmod $REBUILT || exit 1
-echo $BUSY_MS >/proc/pmclog_testmod || exit 1
-rmmod pmclog_testmod
-EOS
-	bounded 60 pmclog record -F $HZ_REQ -o "$OUT/km.pmclog" -- sh "$OUT/exercise.sh" \
-		>"$OUT/km-record.out" 2>"$OUT/km-record.err"
-	is "$?" 0 "record a module and its rebuild exits 0" || diag "$(tail -n 3 "$OUT/km-record.err")"
+	record_two_loads "$OUT/km.pmclog" "$TESTMOD" "$REBUILT" $BUSY_MS $HZ_REQ
+	is "$?" 0 "record a module and its rebuild exits 0" || diag "$(tail -n 3 "$OUT/km.pmclog-record.err")"
 	dump_log "$OUT/km.pmclog" "$OUT/km.dump"
 	buildids_of "$OUT/km.dump" pmclog_testmod 0x2 >"$OUT/km.ids"
 	while read -r start id; do diag "pmclog_testmod at $start: build-id $id"; done <"$OUT/km.ids"
@@ -155,15 +146,11 @@ EOS
 	# Load by load (report --time over the window from the MAP_IN of
 	# its core text to the MAP_OUT): that build's function, never the
 	# other's.
-	kv_awk "$OUT/km.dump" '$1 == "INITIALIZE" { t0 = f["ts"] }
-		$1 == "MAP_IN" && f["pid"] == -1 && f["path"] == "pmclog_testmod" && f["flags"] == "0x2" { s[f["start"]] = f["ts"] }
-		$1 == "MAP_OUT" && f["pid"] == -1 && (f["start"] in s) {
-			printf "%.6f %.6f\n", (s[f["start"]] - t0) / 1e9, (f["ts"] - t0) / 1e9
-			delete s[f["start"]]
-		}' >"$OUT/km.windows"
+	windows "$OUT/km.dump" 'f["pid"] == -1 && f["path"] == "pmclog_testmod" && f["flags"] == "0x2"' \
+		>"$OUT/km.windows"
 	is "$(wc -l <"$OUT/km.windows")" 2 "the module log has a MAP_IN/MAP_OUT window for each build"
 	load=0
-	while read -r from to; do
+	while read -r _ from to; do
 		load=$((load + 1))
 		if [ $load = 1 ]; then own=busy other=spin; else own=spin other=busy; fi
 		bounded 60 pmclog report -i "$OUT/km.pmclog" --format folded --time "$from,$to" \
