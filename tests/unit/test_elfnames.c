@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "elf_fixture.h"
 #include "log_builder.h"
 #include "pmclog_replay.h"
 #include "pmclog_report.h"
@@ -38,7 +39,6 @@
 #include "pmclog_internal.h"
 #include "pmclog_symtab.h"
 
-static char dir[64];
 static bool have_rustc;
 
 #define ID1	"1111111111111111111111111111111111111111"
@@ -85,17 +85,6 @@ static const char kmod_c[] =
 	"__attribute__((noinline)) int kalpha(int x) { return x + 1; }\n"
 	"__attribute__((noinline)) int kbeta(int x) { return kalpha(x) * 2; }\n";
 
-static void run(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
 
 static void put(const char *name, const char *text)
 {
@@ -153,36 +142,10 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	if (!getenv("PMCLOG_TEST_KEEP"))
-		run("rm -rf %s", dir);
-	return 0;
-}
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                            */
 
-/* The value of symbol name (as nm prints it, mangled) in file. */
-static __u64 nm_value(const char *file, const char *name)
-{
-	char cmd[512], line[256];
-	unsigned long long v = 0;
-	bool found;
-	FILE *p;
-
-	snprintf(cmd, sizeof(cmd), "nm %s/%s | awk '$3 == \"%s\" { print $1 }'", dir, file, name);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	found = fgets(line, sizeof(line), p);
-	if (found)
-		v = strtoull(line, NULL, 16);
-	pclose(p);
-	if (!found)
-		fail_msg("no symbol %s in %s", name, file);
-	return v;
-}
 
 /* The (first) symbol of file whose name starts with prefix, by nm. */
 static void nm_prefixed(const char *file, const char *prefix, char *name, size_t len)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "elf_fixture.h"
 #include "log_builder.h"
 #include "pmclog_reader.h"
 #include "pmclog_replay.h"
@@ -26,7 +27,6 @@
 #include "pmclog_internal.h"
 #include "pmclog_symtab.h"
 
-static char dir[64];
 
 static const char source[] =
 	"__attribute__((noinline)) int alpha(int x) { int i; for (i = 0; i < x; i++) __asm__ volatile(\"\"); return i; }\n"
@@ -37,17 +37,6 @@ static const char source[] =
 	"#ifdef KMOD\n__attribute__((section(\".init.text\"), noinline)) int kinit(void) { return beta(3); }\n"
 	"__attribute__((section(\".exit.text\"), noinline)) void kexit(void) { keep = 0; }\n#endif\n";
 
-static void run(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
 
 static int setup(void **state)
 {
@@ -71,29 +60,7 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	if (!getenv("PMCLOG_TEST_KEEP"))
-		run("rm -rf %s", dir);
-	return 0;
-}
 
-/* The value of symbol name in file, by nm. */
-static __u64 nm_value(const char *file, const char *name)
-{
-	char cmd[512], line[256];
-	unsigned long long v = 0;
-	FILE *p;
-
-	snprintf(cmd, sizeof(cmd), "nm %s/%s | awk '$3 == \"%s\" { print $1 }'", dir, file, name);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	if (fgets(line, sizeof(line), p))
-		v = strtoull(line, NULL, 16);
-	pclose(p);
-	return v;
-}
 
 static struct pmclog_elf *load(struct pmclog_strings *st, const char *file)
 {
