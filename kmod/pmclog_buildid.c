@@ -27,8 +27,8 @@
 #include <linux/buildid.h>
 #include <linux/elf.h>
 #include <linux/highmem.h>
-#include <linux/hugetlb.h>
 #include <linux/kprobes.h>
+#include <linux/magic.h>
 #include <linux/module.h>
 #include <linux/pagemap.h>
 #include <linux/spinlock.h>
@@ -145,8 +145,12 @@ bool pmclog_buildid_of_file(struct file *file, void *buf,
 	bool is64;
 
 	BUILD_BUG_ON(PMCLOG_SCRATCH_SIZE < PMCLOG_BUILDID_PHNUM * sizeof(Elf64_Phdr));
-	/* hugetlbfs indexes its page cache in huge pages, not PAGE_SIZE. */
-	if (is_file_hugepages(file))
+	/*
+	 * hugetlbfs indexes its page cache in huge pages, not PAGE_SIZE.
+	 * By its superblock: 6.1's is_file_hugepages() calls symbols that
+	 * are not exported (hugetlbfs_file_operations, is_file_shm_hugepages).
+	 */
+	if (file_inode(file)->i_sb->s_magic == HUGETLBFS_MAGIC)
 		return false;
 	if (isize < (loff_t)sizeof(eh.e64) ||
 	    !pmclog_buildid_copy(mapping, 0, &eh, sizeof(eh.e64)))
