@@ -184,7 +184,7 @@ static int run_record(double *seconds, ...)
 
 static char *read_file(const char *path)
 {
-	static char buf[4096];
+	static char buf[16384];	/* two --help outputs */
 	FILE *f = fopen(path, "r");
 	size_t n = 0;
 

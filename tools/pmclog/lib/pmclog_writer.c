@@ -289,6 +289,21 @@ static int on_pcsample(struct pmclog_tool *tool, const struct pmclog_record *rec
 	return 0;
 }
 
+/*
+ * A stack's kernel frames mark theirs too (pc - 1 for a return address:
+ * the call), so that a report names every kernel caller.
+ */
+static int on_callchain(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	struct pmclog_writer *w = writer_of(tool);
+	const struct pmclog_callchain *c = rec->rec.callchain;
+
+	for (unsigned int i = 0; w->ksyms && i < c->nkernel; i++)
+		if (c->pc[i])
+			pmclog_kallsyms__mark(w->ksyms, i ? c->pc[i] - 1 : c->pc[i]);
+	return 0;
+}
+
 /* CLOSELOG is the last record: the recorder's go just before it. */
 static int on_closelog(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
@@ -305,6 +320,7 @@ static const struct pmclog_tool writer_tool = {
 	.initialize	= on_initialize,
 	.map_in		= on_map_in,
 	.pcsample	= on_pcsample,
+	.callchain	= on_callchain,
 	.closelog	= on_closelog,
 };
 
