@@ -302,7 +302,8 @@ static int name_key(struct pmclog_callgraph *cg, struct fkey *k)
 	if (ret)
 		return ret;
 	f = (struct func){ .label = nm.symbol, .object = nm.object, .kernel = nm.kernel };
-	if (!f.label) {
+	/* An empty name (a log may hold one) would be an empty frame. */
+	if (!f.label || !*f.label) {
 		if (nm.object[0] == '[') {
 			f.label = nm.object;
 		} else {
@@ -324,6 +325,8 @@ static __u32 comm_func(struct pmclog_callgraph *cg, __u32 pid)
 	if (path) {
 		base = strrchr(path, '/');
 		f.label = base ? base + 1 : path;
+		if (!*f.label)
+			f.label = cg->unknown_comm;
 	} else if (!pid) {
 		f.label = "swapper";	/* the idle task, as perf names it */
 	}

@@ -402,7 +402,7 @@ static int check_callchain(struct pmclog_reader *r, const struct pmclog_record *
 				   "CALLCHAIN record at offset %llu is %u bytes with %u kernel and %u user frames: expected %zu",
 				   offset_of(r), ev->length, c->nkernel, c->nuser,
 				   sizeof(*c) + n * sizeof(c->pc[0]));
-	if (c->nkernel && ev->flags & PMCLOG_HF_USER)
+	if (c->nkernel && c->header.flags & PMCLOG_HF_USER)
 		return reader_fail(r, -EBADMSG,
 				   "CALLCHAIN record at offset %llu of a user sample has %u kernel frames: expected none",
 				   offset_of(r), c->nkernel);
