@@ -25,6 +25,7 @@
  * there.
  */
 #include <linux/mm.h>
+#include <linux/overflow.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
@@ -35,6 +36,7 @@
 #include <asm/unwind.h>
 
 #include "pmclog_kern.h"
+#include "pmclog_compat.h"
 
 /* Bytes of one slot's record: the fixed part and both parts' frames. */
 static size_t pmclog_callchain_stride(unsigned int depth)
@@ -51,22 +53,27 @@ static struct pmclog_callchain *pmclog_callchain_slot(struct pmclog_cpu *pc,
 /*
  * Room for the frames of @depth for every slot of every CPU's ring of
  * @o.  ALLOCATE, owner's mutex held, no producer running: a deeper PMC
- * than the earlier ones replaces the arrays.
+ * than the earlier ones replaces the arrays.  -ENOMEM when they cannot be
+ * had (nsamples x 16 bytes x @depth per CPU), said by the recorder.
  */
 int pmclog_callchain_reserve(struct pmclog_owner *o, unsigned int depth)
 {
-	size_t stride = pmclog_callchain_stride(depth);
+	size_t stride = pmclog_callchain_stride(depth), bytes;
 	unsigned int cpu;
 
 	lockdep_assert_held(&o->lock);
 	if (depth <= o->cc_depth)
 		return 0;
+	/* kvmalloc() WARNs above INT_MAX: refuse it first. */
+	if (check_mul_overflow((size_t)pmclog_nsamples, stride, &bytes) ||
+	    bytes > INT_MAX)
+		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
 		struct pmclog_cpu *pc = o->cpus[cpu];
 		void *cc;
 
-		cc = kvzalloc_node(array_size(pc->nsamples, stride),
-				   GFP_KERNEL, cpu_to_node(cpu));
+		cc = kvzalloc_node(bytes, GFP_KERNEL | __GFP_NOWARN,
+				   cpu_to_node(cpu));
 		if (!cc)
 			return -ENOMEM;	/* the older arrays stay, whole */
 		kvfree(pc->cc);
@@ -186,7 +193,7 @@ void pmclog_callchain_take(struct pmclog_cpu *pc, unsigned long slot,
 						     &flags);
 		else
 			flags |= PMCLOG_CC_F_KERNEL_HIDDEN;
-		uregs = t->mm && !(t->flags & PF_KTHREAD) ? task_pt_regs(t) : NULL;
+		uregs = pmclog_is_user_task(t) ? task_pt_regs(t) : NULL;
 	}
 	if (uregs)
 		nu = pmclog_callchain_user(uregs, r->pc + nk, pmc->cc_depth,
