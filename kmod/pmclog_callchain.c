@@ -95,7 +95,10 @@ void pmclog_callchain_free(struct pmclog_cpu *pc)
  * The kernel frames of @regs, a kernel context of current, into @pc:
  * the interrupted PC, then return addresses.  As perf_callchain_kernel():
  * registers of a real interrupt (X86_EFLAGS_FIXED) start the unwinder at
- * them, which skips their own frame.
+ * them, which skips their own frame.  A frame the unwinder reached through
+ * the registers of an interrupt or exception below it (entry regs) is the
+ * PC the code was stopped at, not a return address: PMCLOG_CC_EXACT says
+ * so, lest a reader name the function before it.
  */
 static unsigned int pmclog_callchain_kernel(struct pt_regs *regs, u64 *pc,
 					    unsigned int depth, u32 *flags)
@@ -103,6 +106,7 @@ static unsigned int pmclog_callchain_kernel(struct pt_regs *regs, u64 *pc,
 	struct unwind_state state;
 	unsigned long addr;
 	unsigned int n = 0;
+	bool exact;
 
 	pc[n++] = regs->ip;
 	if (regs->flags & X86_EFLAGS_FIXED)
@@ -113,10 +117,13 @@ static unsigned int pmclog_callchain_kernel(struct pt_regs *regs, u64 *pc,
 		addr = unwind_get_return_address(&state);
 		if (!addr)
 			break;
-		if (n == depth) {
+		exact = unwind_get_entry_regs(&state, NULL);
+		if (n + exact >= depth) {
 			*flags |= PMCLOG_CC_F_KERNEL_TRUNC;
 			break;
 		}
+		if (exact)
+			pc[n++] = PMCLOG_CC_EXACT;
 		pc[n++] = addr;
 	}
 	return n;

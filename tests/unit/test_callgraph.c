@@ -273,6 +273,37 @@ static void test_replay_frames(void **state)
 	assert_int_equal(sn.loc[4].callchain_flags, PMCLOG_CC_F_KERNEL_HIDDEN);
 }
 
+/*
+ * A kernel frame after PMCLOG_CC_EXACT is where an interrupt stopped the
+ * code: looked up at itself, not at the byte before (which is the end of
+ * the function before it); the marker is no frame.
+ */
+static void test_replay_exact(void **state)
+{
+	static const __u64 k[] = { 0xffffffff81000010ULL, 0xffffffff81000100ULL,
+				   PMCLOG_CC_EXACT, 0xffffffff81000200ULL,
+				   0xffffffff81000300ULL };
+	static const __u64 u[] = { 0x401010 };
+	struct pmclog_replay_stats st;
+	struct logbuf b = { 0 };
+	struct seen sn;
+	(void)state;
+
+	lb_initialize(&b);
+	lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffff81000000ULL, 0xffffffff82000000ULL,
+		  0xffffffff81000000ULL, 0, "[kernel]");
+	lb_sample_stack(&b, 0, 7, k[0], 0, k, 5, u, 1);
+	lb_closelog(&b, 1, 0, 0);
+	replay(&b, &sn, &st);
+	assert_int_equal(sn.n, 1);
+	assert_int_equal(sn.loc[0].nframes, 5);
+	assert_int_equal(sn.frames[0][1].objaddr, k[1] - 1);
+	assert_int_equal(sn.frames[0][2].pc, k[3]);
+	assert_int_equal(sn.frames[0][2].objaddr, k[3]);	/* exact */
+	assert_int_equal(sn.frames[0][3].objaddr, k[4] - 1);
+	assert_true(sn.frames[0][4].user);
+}
+
 /* The pairing is made in log order: the sort by time keeps it. */
 static void test_replay_pairs_before_sort(void **state)
 {
@@ -563,6 +594,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_replay_frames),
+		cmocka_unit_test(test_replay_exact),
 		cmocka_unit_test(test_replay_pairs_before_sort),
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_folded_by_pid),

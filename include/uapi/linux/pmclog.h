@@ -493,9 +493,11 @@ struct pmclog_buildid {
  * drop each); a PCSAMPLE without one (another PMC, or its CALLCHAIN
  * lost) is a sample without a stack.
  *
- *   nkernel  kernel frames, first in pc[]: the interrupted PC of a kernel
+ *   nkernel  kernel entries, first in pc[]: the interrupted PC of a kernel
  *            sample, then return addresses, innermost first, from the
- *            kernel's unwinder (ORC); 0 for a user sample, and with
+ *            kernel's unwinder (ORC), each PC where an interrupt or an
+ *            exception stopped the code below it preceded by the marker
+ *            PMCLOG_CC_EXACT; 0 for a user sample, and with
  *            PMCLOG_CC_F_KERNEL_HIDDEN
  *   nuser    user frames, after them: the PC the thread was at in user
  *            mode (the interrupted PC of a user sample, its entry into
@@ -504,9 +506,11 @@ struct pmclog_buildid {
  *            thread
  *   flags    PMCLOG_CC_F_*: why a part ended before its outermost frame
  *
- * Each part holds at most the PMC's callchain depth of frames
- * (pmclog_alloc.callchain_depth).  A return address is the instruction
- * after the call: a reader names the caller from the address before it.
+ * Each part holds at most the PMC's callchain depth of entries
+ * (pmclog_alloc.callchain_depth), markers included.  A return address is
+ * the instruction after the call: a reader names the caller from the
+ * address before it; the first frame of each part, and a frame after
+ * PMCLOG_CC_EXACT, are exact PCs, named from themselves.
  * The user walk follows the saved frame pointer chain (rbp, then the
  * return address above it), as perf does: a function built without frame
  * pointers (most of Debian's libraries) hides its caller, or ends the walk
@@ -530,6 +534,14 @@ struct pmclog_callchain {
 #define PMCLOG_CC_F_USER_BADFRAME 0x08U	/* frame pointer not above the last, or misaligned */
 #define PMCLOG_CC_F_KERNEL_HIDDEN 0x10U	/* kernel frames withheld (kallsyms) */
 #define PMCLOG_CC_F_ALL		  0x1fU
+
+/*
+ * A pc[] entry that is no address (as perf's PERF_CONTEXT_* markers; the
+ * top page is never code): the frame after it is an exact PC, the
+ * interrupted code of an interrupt or exception frame the unwinder went
+ * through, not a return address.
+ */
+#define PMCLOG_CC_EXACT		((__u64)-4095)
 
 /* The most frames a module takes per part (callchain_max_depth's bound). */
 #define PMCLOG_CALLCHAIN_DEPTH_LIMIT	1024

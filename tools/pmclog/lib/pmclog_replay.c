@@ -436,7 +436,9 @@ static void frame_lookup(struct pmclog_replay *r, struct pmclog_frame *f,
 /*
  * loc's stack from its CALLCHAIN c: frames[0] the sample (loc itself
  * when the CALLCHAIN has no frame of the sample's mode: a hidden kernel
- * PC), then the kernel's return addresses, then the user frames.
+ * PC), then the kernel's return addresses, then the user frames.  The
+ * first frame of each part and one after PMCLOG_CC_EXACT are exact PCs,
+ * the others return addresses; the markers are no frames.
  */
 static int sample_frames(struct pmclog_replay *r, struct pmclog_sample_loc *loc,
 			 const struct pmclog_callchain *c)
@@ -452,12 +454,16 @@ static int sample_frames(struct pmclog_replay *r, struct pmclog_sample_loc *loc,
 			.user = loc->user, .hidden = loc->hidden,
 		};
 	for (size_t i = 0; i < n; i++) {
-		struct pmclog_frame *f = &r->frames[k++];
+		struct pmclog_frame *f;
 		bool user = i >= c->nkernel;
+		bool exact = i == 0 || i == c->nkernel ||
+			     c->pc[i - 1] == PMCLOG_CC_EXACT;
 
+		if (c->pc[i] == PMCLOG_CC_EXACT)
+			continue;
+		f = &r->frames[k++];
 		*f = (struct pmclog_frame){ .pc = c->pc[i], .user = user };
-		/* The first of each part is a PC, the others return addresses. */
-		frame_lookup(r, f, loc->pid, i != 0 && i != c->nkernel);
+		frame_lookup(r, f, loc->pid, !exact);
 	}
 	loc->frames = r->frames;
 	loc->nframes = k;

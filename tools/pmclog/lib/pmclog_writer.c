@@ -291,16 +291,20 @@ static int on_pcsample(struct pmclog_tool *tool, const struct pmclog_record *rec
 
 /*
  * A stack's kernel frames mark theirs too (pc - 1 for a return address:
- * the call), so that a report names every kernel caller.
+ * the call; the PC itself for the first frame and one after
+ * PMCLOG_CC_EXACT), so that a report names every kernel caller.
  */
 static int on_callchain(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
 	struct pmclog_writer *w = writer_of(tool);
 	const struct pmclog_callchain *c = rec->rec.callchain;
 
-	for (unsigned int i = 0; w->ksyms && i < c->nkernel; i++)
-		if (c->pc[i])
-			pmclog_kallsyms__mark(w->ksyms, i ? c->pc[i] - 1 : c->pc[i]);
+	for (unsigned int i = 0; w->ksyms && i < c->nkernel; i++) {
+		bool exact = !i || c->pc[i - 1] == PMCLOG_CC_EXACT;
+
+		if (c->pc[i] && c->pc[i] != PMCLOG_CC_EXACT)
+			pmclog_kallsyms__mark(w->ksyms, exact ? c->pc[i] : c->pc[i] - 1);
+	}
 	return 0;
 }
 
