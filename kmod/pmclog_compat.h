@@ -8,6 +8,7 @@
 #define _PMCLOG_COMPAT_H
 
 #include <linux/hrtimer.h>
+#include <linux/sched.h>
 #include <linux/timer.h>
 #include <asm/apic.h>
 
@@ -16,6 +17,21 @@
  * #ifdef, a function or a type by kmod/Kbuild (PMCLOG_HAVE_*), a symbol of
  * the running kernel at module init.  Versions in comments are upstream's.
  */
+
+/*
+ * Whether @t runs user code of its own, whose stack a sample may walk:
+ * is_user_task() of 6.12, which also leaves out the user workers (io_uring,
+ * vhost: PF_USER_WORKER, 6.4), which have a user mm but no user context
+ * of their own; 6.1 has neither.
+ */
+static inline bool pmclog_is_user_task(struct task_struct *t)
+{
+#ifdef PF_USER_WORKER
+	return t->mm && !(t->flags & (PF_KTHREAD | PF_USER_WORKER));
+#else
+	return t->mm && !(t->flags & PF_KTHREAD);
+#endif
+}
 
 /* from_timer() became timer_container_of() in 6.16. */
 #ifdef timer_container_of

@@ -37,6 +37,7 @@ extern unsigned int pmclog_logbuffersize;	/* KiB */
 extern unsigned int pmclog_maxlogs;
 extern unsigned int pmclog_max_sample_rate;	/* Hz, per PMC and CPU */
 extern unsigned int pmclog_cpu_time_max_percent;	/* of a tick, in NMIs */
+extern unsigned int pmclog_callchain_max_depth;	/* frames per part */
 
 /* Timestamps of every record: CLOCK_MONOTONIC, readable in NMI. */
 static inline u64 pmclog_clock(void)
@@ -76,6 +77,8 @@ int pmclog_log_init(struct pmclog_log *log, size_t size);
 void pmclog_log_destroy(struct pmclog_log *log);
 int pmclog_log_write(struct pmclog_log *log, const void *rec);
 int pmclog_log_write_locked(struct pmclog_log *log, const void *rec);
+int pmclog_log_write_pair_locked(struct pmclog_log *log, const void *rec,
+				 const void *rec2);
 void pmclog_log_add_record_drops(struct pmclog_log *log, unsigned int cpu,
 				 u64 n);
 void pmclog_log_add_sample_drops(struct pmclog_log *log, unsigned int cpu,
@@ -117,6 +120,7 @@ struct pmclog_pmc {
 	u64				config;
 	u64				period;	/* or Hz, PMCLOG_PMC_F_FREQ */
 	char				name[PMCLOG_EVENT_NAME_LEN];
+	u16				cc_depth;	/* PMCLOG_PMC_F_CALLCHAIN */
 	void				*priv;	/* the source's */
 };
 
@@ -166,6 +170,8 @@ struct pmclog_cpu {
 	struct pmclog_throttle_state
 		throttle[PMCLOG_MAX_PMCS][PMCLOG_THROTTLE_NMI_REASONS];
 	struct irq_work		drain_work;
+	/* pmclog_callchain.c: a CALLCHAIN per ring slot, or NULL */
+	struct pmclog_callchain	*cc;
 	struct pmclog_sample	ring[];
 };
 
@@ -189,6 +195,8 @@ struct pmclog_owner {
 	unsigned int		npmcs;
 	struct pmclog_pmc	pmcs[PMCLOG_MAX_PMCS];
 	struct pmclog_cpu	**cpus;		/* [nr_cpu_ids] */
+	unsigned int		cc_depth;	/* pmclog_cpu.cc's, set at ALLOCATE */
+	size_t			cc_stride;	/* bytes per slot of it */
 	struct pmclog_log	log;
 };
 
@@ -208,6 +216,8 @@ void pmclog_rec_pmcallocate(struct pmclog_pmcallocate *r,
 void pmclog_rec_pcsample(struct pmclog_pcsample *r,
 			 const struct pmclog_sample *s, bool kernel_addrs,
 			 unsigned int cpu);
+void pmclog_rec_callchain(struct pmclog_callchain *r,
+			  const struct pmclog_sample *s, unsigned int cpu);
 void pmclog_rec_map_in(struct pmclog_map_in *r, u32 pid, u32 flags,
 		       u64 start, u64 end, u64 offset, const char *path,
 		       unsigned int cpu, u64 tstamp);
@@ -340,6 +350,15 @@ void pmclog_sample_write_throttle(struct pmclog_pmc *pmc, unsigned int type,
 				  u64 tstamp, u64 stopped_ns);
 void pmclog_sample_flush_all(struct pmclog_owner *o, u64 *samples,
 			     u64 *dropped);
+
+/* pmclog_callchain.c */
+int pmclog_callchain_reserve(struct pmclog_owner *o, unsigned int depth);
+void pmclog_callchain_free(struct pmclog_cpu *pc);
+void pmclog_callchain_take(struct pmclog_cpu *pc, unsigned long slot,
+			   const struct pmclog_pmc *pmc, struct pt_regs *regs);
+const struct pmclog_callchain *
+pmclog_callchain_record(struct pmclog_cpu *pc, unsigned long slot,
+			const struct pmclog_sample *s);
 
 /* pmclog_hrtimer.c */
 extern const struct pmclog_source_ops pmclog_hrtimer_ops;

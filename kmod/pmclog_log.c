@@ -157,6 +157,34 @@ int pmclog_log_write_locked(struct pmclog_log *log, const void *rec)
 	return 0;
 }
 
+/*
+ * Append @rec and @rec2 together, or drop both (two records counted): a
+ * PCSAMPLE and its CALLCHAIN, which a reader pairs by their adjacency.
+ * As pmclog_log_write_locked().
+ */
+int pmclog_log_write_pair_locked(struct pmclog_log *log, const void *rec,
+				 const void *rec2)
+{
+	const struct pmclog_header *h = rec, *h2 = rec2;
+	unsigned int cpu = raw_smp_processor_id();
+
+	lockdep_assert_held(&log->lock);
+	if (log->closed)
+		return -EPIPE;
+	if (!cpumask_empty(log->pend_cpus))
+		pmclog_log_put_drops(log);
+	if (!cpumask_empty(log->pend_cpus) ||
+	    pmclog_log_free(log) < (u64)h->length + h2->length) {
+		log->pend_records[cpu] += 2;
+		log->records_dropped += 2;
+		cpumask_set_cpu(cpu, log->pend_cpus);
+		return -ENOSPC;
+	}
+	pmclog_log_put(log, rec, h->length);
+	pmclog_log_put(log, rec2, h2->length);
+	return 0;
+}
+
 /* As pmclog_log_write_locked(), taking the lock; then wakes the reader. */
 int pmclog_log_write(struct pmclog_log *log, const void *rec)
 {

@@ -29,6 +29,12 @@ module_param_named(cpu_time_max_percent, pmclog_cpu_time_max_percent, uint, 0444
 MODULE_PARM_DESC(cpu_time_max_percent,
 		 "Share of a tick a CPU may spend in the PMU overflow handler before its PMCs are throttled to the next tick (1-100, 100: no limit; default 25)");
 
+/* As perf's kernel.perf_event_max_stack, and with its default. */
+unsigned int pmclog_callchain_max_depth = 127;
+module_param_named(callchain_max_depth, pmclog_callchain_max_depth, uint, 0444);
+MODULE_PARM_DESC(callchain_max_depth,
+		 "Most kernel frames, and most user frames, of a sample's CALLCHAIN (-g): ALLOCATE refuses a deeper callchain_depth (1-1024, default 127)");
+
 unsigned int pmclog_logbuffersize = 1024;
 module_param_named(logbuffersize, pmclog_logbuffersize, uint, 0444);
 MODULE_PARM_DESC(logbuffersize,
@@ -61,7 +67,9 @@ static int __init pmclog_init(void)
 	    !pmclog_param_ok("cpu_time_max_percent",
 			     pmclog_cpu_time_max_percent, 1, 100, "") ||
 	    !pmclog_param_ok("logbuffersize", pmclog_logbuffersize,
-			     64, 262144, " KiB"))
+			     64, 262144, " KiB") ||
+	    !pmclog_param_ok("callchain_max_depth", pmclog_callchain_max_depth,
+			     1, PMCLOG_CALLCHAIN_DEPTH_LIMIT, ""))
 		return -EINVAL;
 	ret = pmclog_scratch_init();
 	if (ret)

@@ -5,7 +5,8 @@
  * written (pmclog_record.c builds them):
  *
  *   open      INITIALIZE
- *   ALLOCATE  PMCALLOCATE, with the caller's name of the event
+ *   ALLOCATE  PMCALLOCATE, with the caller's name of the event (and, for
+ *             -g, room for the stacks: pmclog_callchain_reserve())
  *   STOP      CLOSELOG (pmclog_log_close())
  *
  *   NEW --ALLOCATE*--> NEW --ATTACH--> ATTACHED --START--> RUNNING
@@ -132,7 +133,9 @@ int pmclog_owner_allocate_locked(struct pmclog_owner *o,
 	int ret;
 
 	lockdep_assert_held(&o->lock);
-	if (req->__reserved || req->flags & ~PMCLOG_PMC_F_ALL ||
+	if (req->__reserved || req->__reserved1 ||
+	    req->flags & ~PMCLOG_PMC_F_ALL ||
+	    (req->callchain_depth && !(req->flags & PMCLOG_PMC_F_CALLCHAIN)) ||
 	    !req->event || req->event > PMCLOG_EV_MAX_KNOWN ||
 	    (req->event != PMCLOG_EV_RAW && req->config) ||
 	    !pmclog_owner_name_ok(req->name, sizeof(req->name)))
@@ -142,6 +145,9 @@ int pmclog_owner_allocate_locked(struct pmclog_owner *o,
 	/* As perf refuses a sample_freq above perf_event_max_sample_rate. */
 	if (req->flags & PMCLOG_PMC_F_FREQ && req->period > pmclog_max_sample_rate)
 		return -ERANGE;
+	/* As perf refuses a sample_max_stack above perf_event_max_stack. */
+	if (req->callchain_depth > pmclog_callchain_max_depth)
+		return -EOVERFLOW;
 	if (o->state != PMCLOG_STATE_NEW)
 		return -EBUSY;
 	if (o->npmcs == PMCLOG_MAX_PMCS)
@@ -168,6 +174,14 @@ int pmclog_owner_allocate_locked(struct pmclog_owner *o,
 	};
 	/* Empty from an older caller: PMCALLOCATE then spells it itself. */
 	strscpy(pmc->name, req->name, sizeof(pmc->name));
+	if (req->flags & PMCLOG_PMC_F_CALLCHAIN) {
+		if (!req->callchain_depth)
+			req->callchain_depth = pmclog_callchain_max_depth;
+		pmc->cc_depth = req->callchain_depth;
+		ret = pmclog_callchain_reserve(o, pmc->cc_depth);
+		if (ret)
+			return ret;
+	}
 	ret = ops->alloc(pmc);
 	if (ret)
 		return ret;

@@ -8,6 +8,7 @@
  *   CLOSELOG     pmclog_rec_closelog()     at STOP (pmclog_log.c)
  *   PMCALLOCATE  pmclog_rec_pmcallocate()  at ALLOCATE (pmclog_owner.c)
  *   PCSAMPLE     pmclog_rec_pcsample()     drain of a CPU's ring (pmclog_sample.c)
+ *   CALLCHAIN    pmclog_rec_callchain()    the same, after its PCSAMPLE
  *   MAP_IN       pmclog_rec_map_in()       kobj, vma, defer
  *   MAP_OUT      pmclog_rec_map_out()      kobj, vma
  *   PROCEXEC     pmclog_rec_procexec()     defer (exec, from pmclog_proc.c)
@@ -32,6 +33,7 @@
  * that type (include/uapi/linux/pmclog.h).
  */
 #include <linux/kernel.h>
+#include <linux/overflow.h>
 #include <linux/ktime.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -175,6 +177,23 @@ void pmclog_rec_pcsample(struct pmclog_pcsample *r,
 	r->pid = s->pid;
 	r->tid = s->tid;
 	r->pc = (s->flags & PMCLOG_HF_USER) || kernel_addrs ? s->pc : 0;
+}
+
+/*
+ * The header and fixed part of the CALLCHAIN @r of sample @s, whose
+ * frames, counts and flags pmclog_callchain_take() put there; those of
+ * @s's PCSAMPLE, so that a reader pairs them.  With the log's raw lock.
+ */
+void pmclog_rec_callchain(struct pmclog_callchain *r,
+			  const struct pmclog_sample *s, unsigned int cpu)
+{
+	pmclog_rec_hdr(r, CALLCHAIN,
+		       struct_size(r, pc, r->nkernel + r->nuser), cpu,
+		       s->tstamp);
+	r->header.flags = s->flags;
+	r->header.pmcid = s->pmcid;
+	r->pid = s->pid;
+	r->tid = s->tid;
 }
 
 /*

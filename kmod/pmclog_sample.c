@@ -5,6 +5,8 @@
  * builds them):
  *
  *   PMC interrupt (NMI, hrtimer) -> pmclog_sample_take()     -> PCSAMPLE
+ *                                   (-g: its stack, pmclog_callchain.c,
+ *                                   -> CALLCHAIN after it)
  *   PMU throttle (NMI)           -> pmclog_sample_throttle()   -> THROTTLE
  *   PMU unthrottle (irqs off)    -> pmclog_sample_unthrottle() -> UNTHROTTLE
  *   PMC not started on a CPU     -> pmclog_sample_write_throttle()
@@ -65,6 +67,8 @@ void pmclog_sample_take(struct pmclog_pmc *pmc, struct pt_regs *regs)
 	s->tid = task_pid_nr(t);
 	s->pmcid = pmc->id;
 	s->flags = user_mode(regs) ? PMCLOG_HF_USER : 0;
+	if (pmc->flags & PMCLOG_PMC_F_CALLCHAIN)
+		pmclog_callchain_take(pc, head % pc->nsamples, pmc, regs);
 	irq_work_queue(&pc->drain_work);
 }
 
@@ -215,6 +219,7 @@ static void pmclog_sample_drain(struct pmclog_cpu *pc)
 	unsigned long head = local_read(&pc->head);
 	unsigned long tail = pc->tail;
 	u64 dropped = local64_read(&pc->dropped);
+	const struct pmclog_callchain *cc;
 	struct pmclog_pcsample r;
 	unsigned long flags;
 	unsigned int n = 0;
@@ -234,7 +239,11 @@ static void pmclog_sample_drain(struct pmclog_cpu *pc)
 		}
 
 		pmclog_rec_pcsample(&r, s, o->kernel_addrs, pc->cpu);
-		pmclog_log_write_locked(log, &r);
+		cc = pmclog_callchain_record(pc, tail % pc->nsamples, s);
+		if (cc)
+			pmclog_log_write_pair_locked(log, &r, cc);
+		else
+			pmclog_log_write_locked(log, &r);
 	}
 	pmclog_sample_drain_throttles(pc);
 	raw_spin_unlock_irqrestore(&log->lock, flags);
@@ -285,8 +294,10 @@ void pmclog_owner_free_cpus(struct pmclog_owner *o)
 	if (!o->cpus)
 		return;
 	for_each_possible_cpu(cpu) {
-		if (o->cpus[cpu])
+		if (o->cpus[cpu]) {
 			irq_work_sync(&o->cpus[cpu]->drain_work);
+			pmclog_callchain_free(o->cpus[cpu]);
+		}
 		kfree(o->cpus[cpu]);
 	}
 	kfree(o->cpus);

@@ -28,11 +28,14 @@
  * bytes the names hold; an object's name is its path, its last part or
  * "[path]", nothing appended (" [not found]" was); JSON output
  * is JSON and valid UTF-8; the gprof map names each file once, and each
- * is a gmon histogram of a sound range.
+ * is a gmon histogram of a sound range.  The callgraph of the stacks
+ * (CALLCHAIN): its folded lines add up to its samples, none with an empty
+ * frame, and its tree says how many.
  */
 #include <limits.h>
 
 #include "fuzz_common.h"
+#include "pmclog_callgraph.h"
 #include "pmclog_replay.h"
 #include "pmclog_report.h"
 #include "pmclog_resolve.h"
@@ -453,6 +456,64 @@ static void check_gmon_map(const char *mapfile)
 	fclose(f);
 }
 
+struct both {
+	struct pmclog_report *rep;
+	struct pmclog_callgraph *cg;
+};
+
+static int both_sample(void *ctx, const struct pmclog_sample_loc *s)
+{
+	struct both *b = ctx;
+	int ret = pmclog_report__sample(b->rep, s);
+
+	return ret ? ret : pmclog_callgraph__sample(b->cg, s);
+}
+
+static char *printed(const struct pmclog_callgraph *cg, bool tree)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	if (!f)
+		fz_fail("open_memstream: %s", strerror(errno));
+	if (tree)
+		pmclog_callgraph__print_tree(cg, f);
+	else
+		pmclog_callgraph__print_folded(cg, f);
+	fclose(f);
+	return text;
+}
+
+static void check_callgraph(const struct pmclog_callgraph *cg,
+			    const struct pmclog_report *rep)
+{
+	__u64 n = pmclog_callgraph__samples(cg), sum = 0;
+	char *text = printed(cg, false), *line, *nl, *sp;
+
+	FZ_CHECK(n <= pmclog_report__stats(rep)->samples,
+		 "%llu samples with stacks of %llu", (unsigned long long)n,
+		 (unsigned long long)pmclog_report__stats(rep)->samples);
+	for (line = text; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		FZ_CHECK(nl, "folded stacks: a line without its newline");
+		*nl = '\0';
+		sp = strrchr(line, ' ');
+		FZ_CHECK(sp && sp > line && sp[1], "folded stacks: no count in '%s'", line);
+		sum += strtoull(sp + 1, NULL, 10);
+		*sp = '\0';
+		FZ_CHECK(line[0] != ';' && sp[-1] != ';' && !strstr(line, ";;"),
+			 "folded stacks: an empty frame in '%s'", line);
+	}
+	FZ_CHECK(sum == n, "folded stacks add up to %llu samples, not %llu",
+		 (unsigned long long)sum, (unsigned long long)n);
+	free(text);
+	text = printed(cg, true);
+	FZ_CHECK(n ? !strncmp(text, "@ ", 2) : !*text, "-G: '%.40s' for %llu samples",
+		 text, (unsigned long long)n);
+	free(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pmclog_report_opts o = { 0 };
@@ -461,6 +522,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pmclog_replay *rp;
 	struct pmclog_resolver *res;
 	struct pmclog_report *rep;
+	struct pmclog_callgraph *cg;
 	char gdir[PATH_MAX], map[PATH_MAX];
 	__u32 pids[2];
 	__u64 samples;
@@ -490,10 +552,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rp = strings ? pmclog_replay__new(strings) : NULL;
 	res = rp ? pmclog_resolver__new(strings, &ro) : NULL;
 	rep = res ? pmclog_report__new(strings, rp, res, &o) : NULL;
-	if (!rep)
+	cg = rep ? pmclog_callgraph__new(rep) : NULL;
+	if (!cg)
 		fz_fail("out of memory");
 	fz_read_log(data + OPT_BYTES, size - OPT_BYTES, add_record, rp);
-	FZ_CHECK(!pmclog_replay__run(rp, pmclog_report__sample, rep), "replay failed");
+	FZ_CHECK(!pmclog_replay__run(rp, both_sample, &(struct both){ rep, cg }),
+		 "replay failed");
 	if (data[1] & 8) {
 		char spec[16];
 
@@ -508,6 +572,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_CHECK(!pmclog_report__finish(rep), "pmclog_report__finish failed");
 	FZ_CHECK(!selected || pmclog_report__nprofiles(rep) == 1,
 		 "--event left %zu profiles", pmclog_report__nprofiles(rep));
+	FZ_CHECK(!pmclog_callgraph__finish(cg), "pmclog_callgraph__finish failed");
+	check_callgraph(cg, rep);
 	samples = pmclog_replay__stats(rp)->samples;
 	FZ_CHECK(pmclog_report__stats(rep)->samples + pmclog_report__stats(rep)->filtered_out +
 		 pmclog_report__stats(rep)->other_events == samples,
@@ -527,6 +593,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_gmon_map(map);
 		fz_rm_tree(gdir);
 	}
+	pmclog_callgraph__free(cg);
 	pmclog_report__free(rep);
 	pmclog_resolver__free(res);
 	pmclog_replay__free(rp);

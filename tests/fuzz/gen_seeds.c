@@ -46,6 +46,45 @@ static void at(struct logbuf *b, size_t off, __u64 ts)
 	lb_header(b, off)->tstamp = ts;
 }
 
+/*
+ * Stacks (-g): user and kernel samples with their CALLCHAINs, one cut
+ * short (flags), one of a hidden kernel PC, one of another thread (not
+ * its sample's), one after no sample.
+ */
+static void stack_log(struct logbuf *b)
+{
+	static const __u64 k[] = { 0xffffffff81000010ULL, 0xffffffff81000400ULL,
+				   0xffffffff81000800ULL };
+	static const __u64 u[] = { 0x401010, 0x401400, 0x401800, 0x7f0000001000ULL };
+	size_t off;
+
+	memset(b, 0, sizeof(*b));
+	lb_initialize(b);
+	lb_pmcallocate(b, 1, PMCLOG_EV_CPU_CLOCK, PMCLOG_PMC_F_FREQ | PMCLOG_PMC_F_CALLCHAIN,
+		       1000, "cpu-clock");
+	lb_map_in(b, PMCLOG_PID_KERNEL, 0xffffffff81000000ULL, 0xffffffff82000000ULL,
+		  0xffffffff81000000ULL, PMCLOG_MAP_F_INITIAL, "[kernel]");
+	lb_ksymbol(b, 0xffffffff81000000ULL, 0x400, 0, "inner");
+	lb_ksymbol(b, 0xffffffff81000400ULL, 0x400, 0, "outer");
+	lb_procexec(b, 9, "/bin/prog");
+	lb_map_in(b, 9, 0x400000, 0x402000, 0, 0, "/bin/prog");
+	lb_map_in(b, 9, 0x7f0000000000ULL, 0x7f0000004000ULL, 0, 0, "/lib/libx.so");
+	lb_sample_stack(b, 0, 9, u[0], 1, NULL, 0, u, 4);
+	lb_sample_stack(b, 1, 9, k[0], 0, k, 3, u + 1, 3);
+	off = lb_pcsample(b, 0, 9, 9, k[0], 0);
+	lb_callchain(b, lb_header(b, off)->tstamp, 0, 9, 9, 0,
+		     PMCLOG_CC_F_KERNEL_TRUNC | PMCLOG_CC_F_USER_FAULT, k, 2, u, 1);
+	off = lb_pcsample(b, 1, 9, 9, 0, 0);
+	lb_callchain(b, lb_header(b, off)->tstamp, 1, 9, 9, 0, PMCLOG_CC_F_KERNEL_HIDDEN,
+		     NULL, 0, u + 2, 2);
+	off = lb_pcsample(b, 0, 9, 9, u[1], 1);
+	lb_callchain(b, lb_header(b, off)->tstamp, 0, 9, 10, 1, 0, NULL, 0, u + 1, 1);
+	lb_callchain(b, 12345, 2, 9, 9, 1, PMCLOG_CC_F_USER_BADFRAME, NULL, 0, u, 2);
+	lb_map_out(b, 9, 0x7f0000000000ULL, 0x7f0000004000ULL);
+	lb_sample_stack(b, 0, 9, u[0], 1, NULL, 0, u, 4);
+	lb_closelog(b, 6, 0, 0);
+}
+
 /* ------------------------------------------------------------------ */
 /* reader                                                             */
 
@@ -65,6 +104,9 @@ static void reader_seeds(void)
 	lb_closelog(&future, 1, 0, 0);
 	c = 255;
 	write_seed("future-type", &c, 1, future.data, future.len);
+	stack_log(&future);
+	c = 3;
+	write_seed("callchain", &c, 1, future.data, future.len);
 }
 
 /* ------------------------------------------------------------------ */
@@ -178,6 +220,9 @@ static void replay_seeds(void)
 	at(&b, lb_buildid(&b, 9, 0x7f0000100000ULL, 20, 0), 24);
 	at(&b, lb_closelog(&b, 4, 0, 0), 30);
 	write_log("buildid", &b);
+
+	stack_log(&b);
+	write_log("callchain", &b);
 }
 
 /* ------------------------------------------------------------------ */
@@ -215,6 +260,28 @@ static void map_object(struct logbuf *b, __u32 pid, const struct pmclog_elf *e,
 		__u64 end = (base + s->vaddr + s->filesz + 0xfff) & ~0xfffULL;
 
 		lb_map_in(b, pid, start, end, s->offset & ~0xfffULL, 0, path);
+	}
+}
+
+/*
+ * Stacks through the functions of user (and of kern, below them): each
+ * function the leaf of one, its successors its callers.
+ */
+static void stack_samples(struct logbuf *b, __u32 pid, const struct pmclog_symtab *user,
+			  __u64 udelta, const struct pmclog_symtab *kern, __u64 kdelta)
+{
+	size_t nu = pmclog_symtab__count(user), nk = pmclog_symtab__count(kern);
+	__u64 u[4], k[3];
+
+	for (size_t i = 0; i < nu && i < 8; i++) {
+		for (size_t j = 0; j < 4; j++)
+			u[j] = pmclog_symtab__at(user, (i + j) % nu)->addr + udelta + (j ? 5 : 1);
+		lb_sample_stack(b, (__u16)(i % 4), pid, u[0], 1, NULL, 0, u, 4);
+		if (nk < 3)
+			continue;
+		for (size_t j = 0; j < 3; j++)
+			k[j] = pmclog_symtab__at(kern, (i + j) % nk)->addr + kdelta + (j ? 5 : 1);
+		lb_sample_stack(b, (__u16)(i % 4), pid, k[0], 0, k, 3, u + 1, 3);
 	}
 }
 
@@ -285,6 +352,8 @@ static void report_log(struct logbuf *b, const char *root, bool stripped, bool k
 	sample_functions(b, PROG_PID, vmlinux->text, KERNEL_START - kbase, 0);
 	sample_functions(b, PIE_PID, mod->text, MOD_START, 0);
 	sample_functions(b, PIE_PID, mod->init, MOD_INIT_START, 0);
+	stack_samples(b, PROG_PID, prog->text, 0, vmlinux->text, KERNEL_START - kbase);
+	stack_samples(b, PIE_PID, lib->text, LIB_BASE, mod->text, MOD_START);
 	lb_pcsample(b, 0, PIE_PID, PIE_PID, 0xffffffffc0200140ULL, 0);
 	lb_pcsample(b, 0, PIE_PID, PIE_PID, 0x7fff0100ULL, 1);	/* [vdso] */
 	lb_pcsample(b, 0, PIE_PID, PIE_PID, 0x1234, 1);		/* no map */

@@ -206,6 +206,50 @@ static inline size_t lb_buildid(struct logbuf *b, __u32 pid, __u64 start,
 	return lb_put(b, PMCLOG_TYPE_BUILDID, sizeof(r), &r, sizeof(r));
 }
 
+/*
+ * CALLCHAIN of cpu, pid, tid at tstamp (a PCSAMPLE's, to pair with it):
+ * nk kernel frames, then nu user frames.
+ */
+static inline size_t lb_callchain(struct logbuf *b, __u64 tstamp, __u16 cpu,
+				  __u32 pid, __u32 tid, int user, __u32 flags,
+				  const __u64 *kpc, unsigned int nk,
+				  const __u64 *upc, unsigned int nu)
+{
+	_Alignas(8) unsigned char buf[sizeof(struct pmclog_callchain) + 64 * sizeof(__u64)];
+	struct pmclog_callchain *c = (struct pmclog_callchain *)buf;
+	size_t len = sizeof(*c) + (nk + nu) * sizeof(__u64);
+
+	assert(nk + nu <= 64);
+	memset(buf, 0, sizeof(buf));
+	c->header.cpu = cpu;
+	c->header.pmcid = 1;
+	c->header.flags = user ? PMCLOG_HF_USER : 0;
+	c->header.tstamp = tstamp;
+	c->pid = pid;
+	c->tid = tid;
+	c->nkernel = (__u16)nk;
+	c->nuser = (__u16)nu;
+	c->flags = flags;
+	if (nk)
+		memcpy(c->pc, kpc, nk * sizeof(__u64));
+	if (nu)
+		memcpy(c->pc + nk, upc, nu * sizeof(__u64));
+	return lb_put(b, PMCLOG_TYPE_CALLCHAIN, len, c, len);
+}
+
+/* A PCSAMPLE at pc and its CALLCHAIN (frames as for lb_callchain()). */
+static inline size_t lb_sample_stack(struct logbuf *b, __u16 cpu, __u32 pid,
+				     __u64 pc, int user, const __u64 *kpc,
+				     unsigned int nk, const __u64 *upc,
+				     unsigned int nu)
+{
+	size_t off = lb_pcsample(b, cpu, pid, pid, pc, user);
+
+	lb_callchain(b, lb_header(b, off)->tstamp, cpu, pid, pid, user, 0,
+		     kpc, nk, upc, nu);
+	return off;
+}
+
 /* A record of a type this reader does not know, with a 16-byte body. */
 static inline size_t lb_future(struct logbuf *b, unsigned int type)
 {

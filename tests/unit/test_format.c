@@ -64,7 +64,7 @@ static void test_full_log(void **state)
 	lb_full_log(&b);
 	text = dump(&b);
 	assert_string_equal(text,
-		"INITIALIZE cpu=0 ts=1000000000 abi=1.4.0 ncpus=4 clock=monotonic vendor=intel family=6 model=85 stepping=4 pmu=none cpuid=GenuineIntel\n"
+		"INITIALIZE cpu=0 ts=1000000000 abi=1.5.0 ncpus=4 clock=monotonic vendor=intel family=6 model=85 stepping=4 pmu=none cpuid=GenuineIntel\n"
 		"PMCALLOCATE cpu=0 ts=1000000056 pmc=1 event=cpu-clock flags=0x1 config=0x0 period=1000 freq=1 name=cpu-clock\n"
 		"MAP_IN cpu=0 ts=1000000128 pid=-1 start=0xffffffff81000000 end=0xffffffff82000000 offset=0x0 flags=0x0 path=[kernel]\n"
 		"PROCEXEC cpu=0 ts=1000000192 pid=42 path=/usr/bin/true\n"
@@ -136,6 +136,28 @@ static void test_path_escaping(void **state)
 		"PROCEXEC cpu=0 ts=1000000056 pid=5 path=/tmp/a b\\x5cc\\x0ad\\x7f\n");
 }
 
+/* CALLCHAIN (ABI 1.5): its flags by name, each part's frames innermost first. */
+static void test_callchain(void **state)
+{
+	static const __u64 k[] = { 0xffffffff81000010ULL, 0xffffffff81000200ULL };
+	static const __u64 u[] = { 0x401136, 0x401180 };
+	struct logbuf b = { 0 };
+	size_t off;
+	(void)state;
+
+	lb_initialize(&b);
+	off = lb_pcsample(&b, 1, 42, 43, k[0], 0);
+	lb_callchain(&b, lb_header(&b, off)->tstamp, 1, 42, 43, 0,
+		     PMCLOG_CC_F_KERNEL_TRUNC | PMCLOG_CC_F_USER_BADFRAME, k, 2, u, 2);
+	off = lb_pcsample(&b, 0, 42, 42, u[0], 1);
+	lb_callchain(&b, lb_header(&b, off)->tstamp, 0, 42, 42, 1, 0, NULL, 0, u, 1);
+	assert_dump_after_init(&b,
+		"PCSAMPLE cpu=1 ts=1000000056 pmc=1 pid=42 tid=43 pc=0xffffffff81000010 mode=kernel\n"
+		"CALLCHAIN cpu=1 ts=1000000056 pmc=1 pid=42 tid=43 mode=kernel flags=0x9(kernel-truncated,user-badframe) kernel=0xffffffff81000010,0xffffffff81000200 user=0x401136,0x401180\n"
+		"PCSAMPLE cpu=0 ts=1000000152 pmc=1 pid=42 tid=42 pc=0x401136 mode=user\n"
+		"CALLCHAIN cpu=0 ts=1000000152 pmc=1 pid=42 tid=42 mode=user flags=0x0 kernel=- user=0x401136\n");
+}
+
 static void test_unknown_type_and_values(void **state)
 {
 	struct logbuf b = { 0 };
@@ -153,7 +175,7 @@ static void test_unknown_type_and_values(void **state)
 	lb_pmcallocate(&b, 1, 77, 0, 10, "future-event");
 	text = dump(&b);
 	assert_string_equal(text,
-		"INITIALIZE cpu=0 ts=1000000000 abi=1.4.0 ncpus=4 clock=7 vendor=9 family=6 model=85 stepping=4 pmu=amd-core cpuid=0123456789abcdef\n"
+		"INITIALIZE cpu=0 ts=1000000000 abi=1.5.0 ncpus=4 clock=7 vendor=9 family=6 model=85 stepping=4 pmu=amd-core cpuid=0123456789abcdef\n"
 		"UNKNOWN cpu=0 ts=1000000056 type=200 length=32\n"
 		"PMCALLOCATE cpu=0 ts=1000000088 pmc=1 event=77 flags=0x0 config=0x0 period=10 freq=0 name=future-event\n");
 	free(text);
@@ -185,6 +207,7 @@ int main(void)
 		cmocka_unit_test(test_raw_event_and_kernel_map_out),
 		cmocka_unit_test(test_path_escaping),
 		cmocka_unit_test(test_throttle_reasons),
+		cmocka_unit_test(test_callchain),
 		cmocka_unit_test(test_unknown_type_and_values),
 		cmocka_unit_test(test_output_error),
 	};

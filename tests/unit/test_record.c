@@ -38,9 +38,11 @@ struct fake_cfg {
 	int attach_errno;		/* 0: ATTACH succeeds */
 	bool no_closelog;		/* STOP ends the log without CLOSELOG */
 	bool old_alloc;			/* a module before ABI 1.3: no names */
+	__u32 abi_minor;		/* GET_VERSION's minor; 0: the current one */
+	__u32 max_depth;		/* callchain_max_depth; EOVERFLOW above */
 };
 
-static struct fake_cfg cfg = { .max_rate = 100000 };
+static struct fake_cfg cfg = { .max_rate = 100000, .max_depth = 127 };
 
 /* The stand-in module: what it was asked. */
 struct fake {
@@ -72,6 +74,10 @@ static int fake_allocate(struct fake *f, struct pmclog_alloc *a, size_t size)
 		errno = ERANGE;
 		return -1;
 	}
+	if (a->callchain_depth > f->cfg.max_depth) {
+		errno = EOVERFLOW;
+		return -1;
+	}
 	assert_true(f->nallocs < MAX_ALLOCS);
 	a->pmcid = (__u32)f->nallocs + 1;
 	f->allocs[f->nallocs] = *a;
@@ -93,7 +99,9 @@ static int fake_ioctl(void *ctx, int fd, unsigned long req, void *arg)
 		return fake_allocate(f, arg, _IOC_SIZE(req));
 	switch (req) {
 	case PMCLOG_IOC_GET_VERSION:
-		((struct pmclog_version *)arg)->abi_version = PMCLOG_ABI_CURRENT;
+		((struct pmclog_version *)arg)->abi_version = f->cfg.abi_minor ?
+			PMCLOG_ABI_VERSION(PMCLOG_ABI_MAJOR, f->cfg.abi_minor, 0) :
+			PMCLOG_ABI_CURRENT;
 		return 0;
 	case PMCLOG_IOC_GET_PMU:
 		*(struct pmclog_pmu_info *)arg = (struct pmclog_pmu_info){
@@ -184,7 +192,7 @@ static int run_record(double *seconds, ...)
 
 static char *read_file(const char *path)
 {
-	static char buf[4096];
+	static char buf[16384];	/* two --help outputs */
 	FILE *f = fopen(path, "r");
 	size_t n = 0;
 
@@ -277,6 +285,51 @@ static void test_module_without_names(void **state)
 	assert_alloc(0, PMCLOG_EV_CYCLES, PMCLOG_PMC_F_FREQ, 500, 0, "-");
 	assert_alloc(1, PMCLOG_EV_RAW, PMCLOG_PMC_F_FREQ | PMCLOG_PMC_F_USER, 500, 0x1c2, "-");
 	assert_null(strstr(read_file(err_path), "ALLOCATE"));
+}
+
+/*
+ * -g asks each PMC for stacks (ABI 1.5), --callchain-depth for a depth
+ * too; a depth above the module's parameter is refused with its name, and
+ * a module without stacks is told before any ALLOCATE.
+ */
+static void test_callchain(void **state)
+{
+	double secs;
+	(void)state;
+
+	cfg.attach_errno = EOPNOTSUPP;
+	assert_int_equal(run_record(&secs, "-q", "-o", "/dev/null", "-g", "-e",
+				    "cpu-clock", "--", "true", NULL), 71);
+	assert_alloc(0, PMCLOG_EV_CPU_CLOCK, PMCLOG_PMC_F_FREQ | PMCLOG_PMC_F_CALLCHAIN,
+		     1000, 0, "cpu-clock");
+	assert_int_equal(fake.allocs[0].callchain_depth, 0);	/* the module's */
+	assert_int_equal(run_record(&secs, "-q", "-o", "/dev/null", "--callchain-depth",
+				    "16", "-e", "cycles,instructions", "--", "true", NULL), 71);
+	assert_int_equal(fake.nallocs, 2);
+	for (unsigned int i = 0; i < 2; i++) {
+		assert_true(fake.allocs[i].flags & PMCLOG_PMC_F_CALLCHAIN);
+		assert_int_equal(fake.allocs[i].callchain_depth, 16);
+	}
+	cfg.attach_errno = 0;
+
+	cfg.max_depth = 8;
+	assert_int_equal(run_record(&secs, "-q", "-o", "/dev/null", "--callchain-depth",
+				    "16", "--", "true", NULL), 64);
+	cfg.max_depth = 127;
+	assert_non_null(strstr(read_file(err_path),
+			       "--callchain-depth 16 is deeper than the module allows (its callchain_max_depth parameter"));
+
+	cfg.abi_minor = 4;
+	assert_int_equal(run_record(&secs, "-q", "-o", "/dev/null", "-g", "--", "true", NULL), 69);
+	cfg.abi_minor = 0;
+	assert_int_equal(fake.nallocs, 0);
+	assert_non_null(strstr(read_file(err_path),
+			       "-g: the loaded pmclog module (ABI 1.4) takes no stacks"));
+
+	assert_int_equal(run_record(&secs, "--callchain-depth", "0", "--", "true", NULL), 64);
+	assert_int_equal(run_record(&secs, "--callchain-depth", "1025", "--", "true", NULL), 64);
+	assert_non_null(strstr(read_file(err_path), "--callchain-depth 1025: at most 1024 frames"));
+	assert_false(fake.started);
 }
 
 static void test_default_event(void **state)
@@ -527,6 +580,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_several_events),
 		cmocka_unit_test(test_module_without_names),
+		cmocka_unit_test(test_callchain),
 		cmocka_unit_test(test_default_event),
 		cmocka_unit_test(test_event_rates),
 		cmocka_unit_test(test_bad_events),

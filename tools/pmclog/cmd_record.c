@@ -75,6 +75,8 @@ struct record_opts {
 	int verbosity;		/* -1 for -q, 1 for -v */
 	bool no_kallsyms;	/* --no-kallsyms */
 	const char *archive;	/* --archive DIR; NULL if none */
+	bool callchain;		/* -g */
+	unsigned int callchain_depth;	/* --callchain-depth; 0: the module's */
 };
 
 enum stop_reason {
@@ -203,6 +205,23 @@ static int parse_no_inherit(void *args, const char *s)
 	return set_inherit(args, "--no-inherit", false);
 }
 
+/* --callchain-depth N: frames per part of a stack; implies -g. */
+static int parse_callchain_depth(void *args, const char *s)
+{
+	struct record_opts *o = args;
+	unsigned long long v;
+
+	if (parse_number("--callchain-depth", s, &v))
+		return EX_USAGE;
+	if (v > PMCLOG_CALLCHAIN_DEPTH_LIMIT) {
+		warnx("--callchain-depth %s: at most %u frames", s, PMCLOG_CALLCHAIN_DEPTH_LIMIT);
+		return EX_USAGE;
+	}
+	o->callchain = true;
+	o->callchain_depth = (unsigned int)v;
+	return 0;
+}
+
 /* Combinations the table cannot tell: 0, or EX_USAGE (said). */
 static int check_options(const struct record_opts *o)
 {
@@ -271,6 +290,10 @@ static int parse_events(struct record_opts *o)
 		alloc->period = o->rates[i].value;
 		if (o->rates[i].freq)
 			alloc->flags |= PMCLOG_PMC_F_FREQ;
+		if (o->callchain) {
+			alloc->flags |= PMCLOG_PMC_F_CALLCHAIN;
+			alloc->callchain_depth = o->callchain_depth;
+		}
 	}
 	return 0;
 }
@@ -310,6 +333,14 @@ const struct cmd_usage record_usage = {
 		OPT_STRING(0, "archive", "DIR", struct record_opts, archive,
 			   "copy the objects the log maps into DIR while they\n"
 			   "are mapped, for report -r DIR elsewhere or later"),
+		OPT_BOOL('g', NULL, struct record_opts, callchain, true, 0,
+			 "the stack of each sample too (CALLCHAIN): kernel\n"
+			 "frames from the kernel's unwinder, user frames\n"
+			 "from frame pointers"),
+		OPT_CALLBACK(0, "callchain-depth", "N", parse_callchain_depth,
+			     "with -g: at most N kernel and N user frames per\n"
+			     "stack (default: the module's callchain_max_depth,\n"
+			     "127); implies -g"),
 		OPT_BOOL(0, "no-kallsyms", struct record_opts, no_kallsyms, true, 0,
 			 "do not save the kernel's symbols (/proc/kallsyms)\n"
 			 "in the log; a report then needs -k to name kernel\n"
@@ -347,6 +378,22 @@ static int parse_options_record(int argc, char **argv, struct record_opts *o)
 /* ------------------------------------------------------------------ */
 /* Configuring the log                                                */
 
+/* The module parameter, as /sys shows it, for messages; "?" if unknown. */
+static const char *callchain_max_depth(void)
+{
+	static char buf[32];
+	FILE *f = fopen("/sys/module/pmclog/parameters/callchain_max_depth", "r");
+
+	strcpy(buf, "?");
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			strcpy(buf, "?");
+		buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+	return buf;
+}
+
 /* Allocate the PMC of event @i into @alloc (pmcid filled in). */
 static int allocate_pmc(struct recorder *rec, unsigned int i,
 			struct pmclog_alloc *alloc)
@@ -358,10 +405,23 @@ static int allocate_pmc(struct recorder *rec, unsigned int i,
 	int err;
 
 	*alloc = o->allocs[i];
+	if (o->callchain &&
+	    PMCLOG_ABI_VERSION_MINOR(pmclog_device__abi_version(rec->dev)) < 5) {
+		__u32 abi = pmclog_device__abi_version(rec->dev);
+
+		warnx("-g: the loaded pmclog module (ABI %u.%u) takes no stacks; they need ABI 1.5: load this pmclog's module",
+		      PMCLOG_ABI_VERSION_MAJOR(abi), PMCLOG_ABI_VERSION_MINOR(abi));
+		return EX_UNAVAILABLE;
+	}
 	err = -pmclog_device__allocate(rec->dev, alloc);
 	if (!err)
 		return 0;
 	switch (err) {
+	case EOVERFLOW:
+		/* ABI 1.5: deeper than the module's callchain_max_depth. */
+		warnx("--callchain-depth %u is deeper than the module allows (its callchain_max_depth parameter, %s); ask for less, or load pmclog with a higher callchain_max_depth",
+		      o->callchain_depth, callchain_max_depth());
+		return EX_USAGE;
 	case ENODEV:
 		if (pmclog_device__pmu_info(rec->dev, &pmu) == 0 && pmu.pmu == PMCLOG_PMU_NONE)
 			warnx("event %s is unavailable: no hardware PMU: %s; use -e cpu-clock",
@@ -401,8 +461,12 @@ static int allocate_pmc(struct recorder *rec, unsigned int i,
 		      strerror(err));
 		return EX_USAGE;
 	default:
-		warnx("%s: PMCLOG_IOC_ALLOCATE of %s failed: %s",
-		      pmclog_device__path(rec->dev), event, strerror(err));
+		if (err == ENOMEM && o->callchain)
+			warnx("event %s: the module has no memory for the stacks of -g (nsamples x 16 bytes x the depth, per CPU); use a smaller --callchain-depth",
+			      event);
+		else
+			warnx("%s: PMCLOG_IOC_ALLOCATE of %s failed: %s",
+			      pmclog_device__path(rec->dev), event, strerror(err));
 		return EX_OSERR;
 	}
 }

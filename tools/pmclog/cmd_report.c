@@ -4,8 +4,9 @@
  * with its -k, -r, -M, -g, -q, -v).  The work is libpmclog's: the records
  * go to a replay (pmclog_replay.h), its samples to a report
  * (pmclog_report.h) that names them through a resolver
- * (pmclog_resolve.h); this file parses options and says how the log
- * ended.
+ * (pmclog_resolve.h), and their stacks (-g logs) to a callgraph
+ * (pmclog_callgraph.h: --format folded, -G); this file parses options
+ * and says how the log ended.
  *
  * Exit status: how the log ended, as for dump (log_end_of(), util.c):
  * 0 for a complete log; EX_PROTOCOL when it is cut short (no CLOSELOG,
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "pmclog_callgraph.h"
 #include "pmclog_reader.h"
 #include "pmclog_replay.h"
 #include "pmclog_report.h"
@@ -39,6 +41,8 @@ struct report_args {
 	const char *gmon_dir;	/* -g */
 	const char *mapfile;	/* -M */
 	const char *event;	/* --event */
+	const char *graph_file;	/* -G; "-": standard output */
+	bool format_given;	/* --format or --stdio */
 	struct pmclog_resolver_opts ropts;	/* -r, -k */
 	struct pmclog_report_opts opts;
 	__u32 pids[MAX_PIDS];
@@ -220,6 +224,10 @@ const struct cmd_usage report_usage = {
 			   "and event into DIR/EVENT"),
 		OPT_STRING('M', NULL, "MAPFILE", struct report_args, mapfile,
 			   "with -g: write \"GMONFILE OBJECT\" lines into MAPFILE"),
+		OPT_STRING('G', NULL, "FILE", struct report_args, graph_file,
+			   "write pmcstat's callgraph tree of a log recorded\n"
+			   "with -g into FILE (- for standard output, instead\n"
+			   "of the table)"),
 		OPT_CALLBACK(0, "sort", "KEYS", parse_sort,
 			     "comma-separated from pid, dso (object), sym (symbol),\n"
 			     "srcline (file:line, DWARF); up to three; default\n"
@@ -235,7 +243,8 @@ const struct cmd_usage report_usage = {
 			   "profile per event"),
 		OPT_CALLBACK(0, "format", "text|json|folded", parse_format,
 			     "a table (the default), JSON profiles and\n"
-			     "statistics, or folded stacks"),
+			     "statistics, or folded rows (the samples' stacks\n"
+			     "when the log was recorded with -g)"),
 		OPT_CALLBACK(0, "stdio", NULL, parse_stdio,
 			     "the table on standard output, as perf's --stdio:\n"
 			     "--format text"),
@@ -315,8 +324,12 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		return ret;
 	if (!a->input)
 		a->input = DEFAULT_INPUT;
+	a->format_given = a->format;
 	if (!a->format)
 		a->format = "text";
+	if (a->graph_file && !strcmp(a->graph_file, "-") && a->format_given)
+		return cmd_usage_error(&report_usage,
+				       "-G - prints the callgraph on standard output, where --format would print the profile: give -G a FILE");
 	if (a->mapfile && !a->gmon_dir)
 		return cmd_usage_error(&report_usage,
 				       "-M MAPFILE goes with -g DIR (the map names the files written there)");
@@ -368,10 +381,12 @@ struct report_ctx {
 	struct pmclog_replay *replay;
 	struct pmclog_resolver *res;
 	struct pmclog_report *rep;
+	struct pmclog_callgraph *cg;
 };
 
 static void ctx_free(struct report_ctx *c)
 {
+	pmclog_callgraph__free(c->cg);
 	pmclog_report__free(c->rep);
 	pmclog_resolver__free(c->res);
 	pmclog_replay__free(c->replay);
@@ -384,27 +399,68 @@ static int ctx_init(struct report_ctx *c, const struct report_args *a)
 	c->replay = c->strings ? pmclog_replay__new(c->strings) : NULL;
 	c->res = c->replay ? pmclog_resolver__new(c->strings, &a->ropts) : NULL;
 	c->rep = c->res ? pmclog_report__new(c->strings, c->replay, c->res, &a->opts) : NULL;
-	if (c->rep)
+	c->cg = c->rep ? pmclog_callgraph__new(c->rep) : NULL;
+	if (c->cg)
 		return 0;
 	warnx("out of memory");
 	return EX_OSERR;
 }
 
+/* Each sample to the flat profile and, with its stack, to the callgraph. */
+static int on_sample(void *ctx, const struct pmclog_sample_loc *s)
+{
+	struct report_ctx *c = ctx;
+	int ret = pmclog_report__sample(c->rep, s);
+
+	return ret ? ret : pmclog_callgraph__sample(c->cg, s);
+}
+
+/* -G FILE: the callgraph tree there; "-" is standard output. */
+static int write_graph(struct report_ctx *c, const struct report_args *a)
+{
+	bool to_stdout = !strcmp(a->graph_file, "-");
+	FILE *f = to_stdout ? stdout : fopen(a->graph_file, "w");
+
+	if (!pmclog_callgraph__samples(c->cg))
+		warnx("-G %s: %s has no stacks (CALLCHAIN records): record it with pmclog record -g",
+		      a->graph_file, a->input);
+	if (!f) {
+		warn("-G %s", a->graph_file);
+		return EX_CANTCREAT;
+	}
+	pmclog_callgraph__print_tree(c->cg, f);
+	if (to_stdout)
+		return 0;
+	if (ferror(f) | fclose(f)) {
+		warn("-G %s: cannot write the callgraph", a->graph_file);
+		return EX_IOERR;
+	}
+	return 0;
+}
+
 static int produce(struct report_ctx *c, const struct report_args *a)
 {
+	int ret;
 
-	if (pmclog_replay__run(c->replay, pmclog_report__sample, c->rep)) {
+	if (pmclog_replay__run(c->replay, on_sample, c)) {
 		warnx("out of memory while replaying %s", a->input);
 		return EX_OSERR;
 	}
 	/* The library says which events the log has. */
 	if (a->event && pmclog_report__select(c->rep, a->event))
 		return errno == ENOMEM ? EX_OSERR : EX_USAGE;
-	if (pmclog_report__finish(c->rep)) {
+	if (pmclog_report__finish(c->rep) || pmclog_callgraph__finish(c->cg)) {
 		warnx("out of memory while replaying %s", a->input);
 		return EX_OSERR;
 	}
-	pmclog_report__print(c->rep, a->format, stdout);
+	if (a->graph_file && (ret = write_graph(c, a)))
+		return ret;
+	if (a->graph_file && !strcmp(a->graph_file, "-"))
+		;	/* the callgraph is the output */
+	else if (!strcmp(a->format, "folded") && pmclog_callgraph__samples(c->cg))
+		pmclog_callgraph__print_folded(c->cg, stdout);
+	else
+		pmclog_report__print(c->rep, a->format, stdout);
 	if (fflush(stdout) || ferror(stdout)) {
 		warn("cannot write the report to standard output");
 		return EX_IOERR;

@@ -52,9 +52,10 @@
 #define PMCLOG_ABI_MAJOR	1
 /*
  * Minor 1: PMCLOG_IOC_GET_PMU; 2: THROTTLE, UNTHROTTLE, PMCLOG_HF_UNFOLLOWED;
- * 3: pmclog_alloc.name, written as PMCALLOCATE's name; 4: BUILDID.
+ * 3: pmclog_alloc.name, written as PMCALLOCATE's name; 4: BUILDID;
+ * 5: CALLCHAIN, PMCLOG_PMC_F_CALLCHAIN, pmclog_alloc.callchain_depth.
  */
-#define PMCLOG_ABI_MINOR	4
+#define PMCLOG_ABI_MINOR	5
 #define PMCLOG_ABI_PATCH	0
 
 /* Packed ABI version, as in INITIALIZE's abi_version: 0xMMmmpppp. */
@@ -78,8 +79,8 @@
  *           at least the size of the record's structure below
  *   cpu     CPU that produced the record
  *   flags   PMCLOG_HF_*
- *   pmcid   PMCALLOCATE, PCSAMPLE, THROTTLE, UNTHROTTLE: the PMC the
- *           record is about; 0 otherwise
+ *   pmcid   PMCALLOCATE, PCSAMPLE, CALLCHAIN, THROTTLE, UNTHROTTLE: the
+ *           PMC the record is about; 0 otherwise
  *   tstamp  nanoseconds on the clock named in INITIALIZE
  */
 struct pmclog_header {
@@ -105,7 +106,7 @@ struct pmclog_header {
 	(((n) + (PMCLOG_RECORD_ALIGN - 1)) / PMCLOG_RECORD_ALIGN * PMCLOG_RECORD_ALIGN)
 
 /* Header flags. */
-#define PMCLOG_HF_USER		0x01U	/* PCSAMPLE: the CPU was in user mode */
+#define PMCLOG_HF_USER		0x01U	/* PCSAMPLE, CALLCHAIN: the CPU was in user mode */
 #define PMCLOG_HF_SYNTH		0x02U	/* written by the recorder, not the kernel */
 /*
  * PROCFORK of a log that follows descendants: the child is not followed
@@ -139,12 +140,14 @@ struct pmclog_header {
 	X(THROTTLE,	12,	struct pmclog_throttle)			\
 	X(UNTHROTTLE,	13,	struct pmclog_throttle)			\
 	/* ABI 1.4 */							\
-	X(BUILDID,	14,	struct pmclog_buildid)
+	X(BUILDID,	14,	struct pmclog_buildid)			\
+	/* ABI 1.5 */							\
+	X(CALLCHAIN,	15,	struct pmclog_callchain)
 
 #define __PMCLOG_TYPE_ENUM(name, value, type)	PMCLOG_TYPE_##name = (value),
 enum pmclog_type {
 	PMCLOG_RECORD_TYPES(__PMCLOG_TYPE_ENUM)
-	PMCLOG_TYPE_MAX_KNOWN	= PMCLOG_TYPE_BUILDID,
+	PMCLOG_TYPE_MAX_KNOWN	= PMCLOG_TYPE_CALLCHAIN,
 };
 
 #undef __PMCLOG_TYPE_ENUM
@@ -481,6 +484,68 @@ struct pmclog_buildid {
 	__u32	__reserved2;
 };
 
+/*
+ * CALLCHAIN, 32 bytes + 8 per frame (ABI 1.5): the stack of the sample
+ * just before it in the stream, for a PMC allocated with
+ * PMCLOG_PMC_F_CALLCHAIN.  The header's cpu, flags, pmcid and tstamp and
+ * pid and tid are the PCSAMPLE's; a reader pairs the two by them.  A
+ * PCSAMPLE lost to a full log takes its CALLCHAIN with it (one record
+ * drop each); a PCSAMPLE without one (another PMC, or its CALLCHAIN
+ * lost) is a sample without a stack.
+ *
+ *   nkernel  kernel entries, first in pc[]: the interrupted PC of a kernel
+ *            sample, then return addresses, innermost first, from the
+ *            kernel's unwinder (ORC), each PC where an interrupt or an
+ *            exception stopped the code below it preceded by the marker
+ *            PMCLOG_CC_EXACT; 0 for a user sample, and with
+ *            PMCLOG_CC_F_KERNEL_HIDDEN
+ *   nuser    user frames, after them: the PC the thread was at in user
+ *            mode (the interrupted PC of a user sample, its entry into
+ *            the kernel for a kernel one), then return addresses,
+ *            innermost first, from its frame pointers; 0 for a kernel
+ *            thread
+ *   flags    PMCLOG_CC_F_*: why a part ended before its outermost frame
+ *
+ * Each part holds at most the PMC's callchain depth of entries
+ * (pmclog_alloc.callchain_depth), markers included.  A return address is
+ * the instruction after the call: a reader names the caller from the
+ * address before it; the first frame of each part, and a frame after
+ * PMCLOG_CC_EXACT, are exact PCs, named from themselves.
+ * The user walk follows the saved frame pointer chain (rbp, then the
+ * return address above it), as perf does: a function built without frame
+ * pointers (most of Debian's libraries) hides its caller, or ends the walk
+ * on a frame the flags call bad.
+ *
+ * Built by pmclog_rec_callchain().
+ */
+struct pmclog_callchain {
+	struct pmclog_header header;
+	__u32	pid;
+	__u32	tid;
+	__u16	nkernel;
+	__u16	nuser;
+	__u32	flags;
+	__u64	pc[];
+};
+
+#define PMCLOG_CC_F_KERNEL_TRUNC  0x01U	/* kernel stack deeper than the depth */
+#define PMCLOG_CC_F_USER_TRUNC	  0x02U	/* user stack deeper than the depth */
+#define PMCLOG_CC_F_USER_FAULT	  0x04U	/* a user frame could not be read */
+#define PMCLOG_CC_F_USER_BADFRAME 0x08U	/* frame pointer not above the last, or misaligned */
+#define PMCLOG_CC_F_KERNEL_HIDDEN 0x10U	/* kernel frames withheld (kallsyms) */
+#define PMCLOG_CC_F_ALL		  0x1fU
+
+/*
+ * A pc[] entry that is no address (as perf's PERF_CONTEXT_* markers; the
+ * top page is never code): the frame after it is an exact PC, the
+ * interrupted code of an interrupt or exception frame the unwinder went
+ * through, not a return address.
+ */
+#define PMCLOG_CC_EXACT		((__u64)-4095)
+
+/* The most frames a module takes per part (callchain_max_depth's bound). */
+#define PMCLOG_CALLCHAIN_DEPTH_LIMIT	1024
+
 /* ------------------------------------------------------------------ */
 /* Events                                                             */
 
@@ -515,7 +580,8 @@ enum pmclog_event_id {
 #define PMCLOG_PMC_F_FREQ	0x1U	/* period is a rate in Hz */
 #define PMCLOG_PMC_F_USER	0x2U	/* count in user mode */
 #define PMCLOG_PMC_F_KERNEL	0x4U	/* count in kernel mode */
-#define PMCLOG_PMC_F_ALL	0x7U
+#define PMCLOG_PMC_F_CALLCHAIN	0x8U	/* a CALLCHAIN after each PCSAMPLE (ABI 1.5) */
+#define PMCLOG_PMC_F_ALL	0xfU
 
 /* ------------------------------------------------------------------ */
 /* ioctls                                                              */
@@ -561,6 +627,16 @@ struct pmclog_version {
  * 1e9 / max_sample_rate ns.  A hardware PMC with a fixed period cannot be
  * judged beforehand; the module throttles it instead (THROTTLE).
  *
+ * (ABI 1.5) With PMCLOG_PMC_F_CALLCHAIN in flags, each PCSAMPLE of the
+ * PMC is followed by a CALLCHAIN of at most callchain_depth kernel and
+ * as many user frames; callchain_depth 0 means the module parameter
+ * callchain_max_depth (pmclog(4)), above which ALLOCATE fails with
+ * EOVERFLOW (as perf's sample_max_stack above kernel.perf_event_max_stack).
+ * callchain_depth without the flag is refused with EINVAL.  A module
+ * older than ABI 1.5 refuses the flag with EINVAL.  The frames of every
+ * sample waiting in a CPU's ring are kept at ALLOCATE's size: nsamples
+ * times 16 bytes times the depth, per CPU; ENOMEM when that is too much.
+ *
  * A module older than ABI 1.3 refuses a name with E2BIG (its structure is
  * shorter, and the bytes past it are not zero); a caller that wants to work
  * with it asks again with the first PMCLOG_ALLOC_SIZE_VER0 bytes, as perf
@@ -576,10 +652,14 @@ struct pmclog_alloc {
 	__u32	__reserved;
 	/* ABI 1.3 */
 	char	name[PMCLOG_EVENT_NAME_LEN];
+	/* ABI 1.5 */
+	__u32	callchain_depth;
+	__u32	__reserved1;
 };
 
 #define PMCLOG_ALLOC_SIZE_VER0	32	/* ABI 1.0: up to __reserved */
 #define PMCLOG_ALLOC_SIZE_VER1	64	/* ABI 1.3: name */
+#define PMCLOG_ALLOC_SIZE_VER2	72	/* ABI 1.5: callchain_depth */
 
 /*
  * PMCLOG_IOC_ATTACH: say whose samples the log wants, before START.
@@ -724,7 +804,13 @@ __PMCLOG_ASSERT(sizeof(struct pmclog_ksymbol) == 40, "KSYMBOL");
 __PMCLOG_ASSERT(sizeof(struct pmclog_throttle) == 32, "THROTTLE");
 __PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_throttle, stopped_ns) == 24, "THROTTLE.stopped_ns");
 __PMCLOG_ASSERT(sizeof(struct pmclog_version) == 8, "pmclog_version");
-__PMCLOG_ASSERT(sizeof(struct pmclog_alloc) == PMCLOG_ALLOC_SIZE_VER1, "pmclog_alloc");
+__PMCLOG_ASSERT(sizeof(struct pmclog_callchain) == 32, "CALLCHAIN");
+__PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_callchain, pc) == 32, "CALLCHAIN.pc");
+__PMCLOG_ASSERT(sizeof(struct pmclog_callchain) + 2 * 8 * PMCLOG_CALLCHAIN_DEPTH_LIMIT <=
+		PMCLOG_RECORD_MAX, "CALLCHAIN of the deepest stacks");
+__PMCLOG_ASSERT(sizeof(struct pmclog_alloc) == PMCLOG_ALLOC_SIZE_VER2, "pmclog_alloc");
+__PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_alloc, callchain_depth) == PMCLOG_ALLOC_SIZE_VER1,
+		"pmclog_alloc.callchain_depth");
 __PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_alloc, name) == PMCLOG_ALLOC_SIZE_VER0,
 		"pmclog_alloc.name");
 __PMCLOG_ASSERT(sizeof(struct pmclog_attach) == 16, "pmclog_attach");

@@ -257,6 +257,47 @@ static int put_buildid(struct pmclog_tool *tool, const struct pmclog_record *rec
 	return 0;
 }
 
+/* A part's frames, comma-separated, innermost first; "-" for none. */
+static void put_frames(FILE *f, const char *key, const __u64 *pc, unsigned int n)
+{
+	fprintf(f, " %s=", key);
+	if (!n)
+		fputc('-', f);
+	for (unsigned int i = 0; i < n; i++)
+		fprintf(f, "%s0x%" PRIx64, i ? "," : "", (uint64_t)pc[i]);
+}
+
+static int put_callchain(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	static const struct { __u32 bit; const char *name; } cc_flags[] = {
+		{ PMCLOG_CC_F_KERNEL_TRUNC, "kernel-truncated" },
+		{ PMCLOG_CC_F_USER_TRUNC, "user-truncated" },
+		{ PMCLOG_CC_F_USER_FAULT, "user-fault" },
+		{ PMCLOG_CC_F_USER_BADFRAME, "user-badframe" },
+		{ PMCLOG_CC_F_KERNEL_HIDDEN, "kernel-hidden" },
+	};
+	FILE *f = out(tool);
+	const struct pmclog_callchain *c = rec->rec.callchain;
+	bool any = false;
+
+	fprintf(f, " pmc=%" PRIu32, rec->pmcid);
+	put_pid(f, "pid", c->pid);
+	put_pid(f, "tid", c->tid);
+	fprintf(f, " mode=%s flags=0x%" PRIx32,
+		rec->flags & PMCLOG_HF_USER ? "user" : "kernel", c->flags);
+	for (size_t i = 0; i < sizeof(cc_flags) / sizeof(cc_flags[0]); i++) {
+		if (c->flags & cc_flags[i].bit) {
+			fprintf(f, "%c%s", any ? ',' : '(', cc_flags[i].name);
+			any = true;
+		}
+	}
+	if (any)
+		fputc(')', f);
+	put_frames(f, "kernel", c->pc, c->nkernel);
+	put_frames(f, "user", c->pc + c->nkernel, c->nuser);
+	return 0;
+}
+
 static int put_unknown(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
 	FILE *f = out(tool);
@@ -282,6 +323,7 @@ static const struct pmclog_tool format_tool = {
 	.unthrottle	= put_throttle,
 	.unknown	= put_unknown,
 	.buildid	= put_buildid,
+	.callchain	= put_callchain,
 };
 
 int pmclog_format_record(FILE *f, const struct pmclog_record *rec)

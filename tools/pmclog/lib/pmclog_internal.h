@@ -334,4 +334,18 @@ struct pmclog_report {
 	struct pmclog_report_stats stats;
 };
 
+/* For the callgraph (pmclog_callgraph.c): the report's filters and names. */
+struct pmclog_frame_name {
+	const char *object;	/* interned display name */
+	const char *symbol;	/* interned function; NULL: none known */
+	bool kernel;
+};
+
+bool pmclog_report__wanted(const struct pmclog_report *rep,
+			   const struct pmclog_sample_loc *s);
+int pmclog_report__frame_name(struct pmclog_report *rep, struct pmclog_object *obj,
+			      __u64 addr, bool user, bool hidden,
+			      struct pmclog_frame_name *out);
+void pmclog_report__put_field(FILE *f, const char *s, const char *sep);
+
 #endif /* PMCLOG_INTERNAL_H */

@@ -167,10 +167,17 @@ bool pmclog_kallsyms__mark(struct pmclog_kallsyms *ks, __u64 pc)
 		else
 			hi = mid;
 	}
+	/*
+	 * A symbol outside its module's core (init text freed, which another
+	 * module loaded since may occupy) is no function here: the one below
+	 * it is the candidate.
+	 */
+	while (lo && ks->syms[ks->by_addr[lo - 1]].outside)
+		lo--;
 	if (!lo)
 		return false;
 	k = &ks->syms[ks->by_addr[lo - 1]];
-	if (k->outside || (k->size && pc - k->addr >= k->size))
+	if (k->size && pc - k->addr >= k->size)
 		return false;
 	ks->used[ks->by_addr[lo - 1]] = true;
 	return true;

@@ -391,6 +391,24 @@ static int check_buildid(struct pmclog_reader *r)
 	return 0;
 }
 
+/* Its frames fill it: nkernel + nuser of them, and at most 7 bytes more. */
+static int check_callchain(struct pmclog_reader *r, const struct pmclog_record *ev)
+{
+	const struct pmclog_callchain *c = (const void *)r->rec;
+	size_t n = (size_t)c->nkernel + c->nuser;
+
+	if (sizeof(*c) + n * sizeof(c->pc[0]) != ev->length)
+		return reader_fail(r, -EBADMSG,
+				   "CALLCHAIN record at offset %llu is %u bytes with %u kernel and %u user frames: expected %zu",
+				   offset_of(r), ev->length, c->nkernel, c->nuser,
+				   sizeof(*c) + n * sizeof(c->pc[0]));
+	if (c->nkernel && c->header.flags & PMCLOG_HF_USER)
+		return reader_fail(r, -EBADMSG,
+				   "CALLCHAIN record at offset %llu of a user sample has %u kernel frames: expected none",
+				   offset_of(r), c->nkernel);
+	return 0;
+}
+
 static int check_pmcallocate(struct pmclog_reader *r)
 {
 	size_t off = offsetof(struct pmclog_pmcallocate, name);
@@ -417,6 +435,8 @@ static int check_body(struct pmclog_reader *r, const struct pmclog_record *ev)
 		return check_tail_string(r, ev, "name");
 	case PMCLOG_TYPE_BUILDID:
 		return check_buildid(r);
+	case PMCLOG_TYPE_CALLCHAIN:
+		return check_callchain(r, ev);
 	default:
 		/* Fixed-size records, and types of a newer minor version. */
 		return 0;

@@ -100,6 +100,7 @@ struct pmclog_record {
 		const struct pmclog_ksymbol *ksymbol;
 		const struct pmclog_throttle *throttle;	/* and UNTHROTTLE */
 		const struct pmclog_buildid *buildid;
+		const struct pmclog_callchain *callchain;	/* ABI 1.5 */
 	} rec;
 	/*
 	 * MAP_IN, PROCEXEC: the path, checked to be NUL-terminated inside

@@ -4,6 +4,7 @@
  * See pmclog_replay.h.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,11 @@ struct rec_ref {
 	__u64 seq;	/* position in the log */
 	size_t off;	/* in the arena */
 	__u64 offset;	/* in the log */
+	size_t cc_off;	/* PCSAMPLE: its CALLCHAIN in the arena, or NO_CC */
+	bool paired;	/* CALLCHAIN: its PCSAMPLE holds it */
 };
+
+#define NO_CC	SIZE_MAX
 
 struct pending_sym {
 	__u64 start;
@@ -59,6 +64,10 @@ struct pmclog_replay {
 	size_t ncomms, comms_cap;
 	struct pmclog_replay_pmc *pmcs;
 	size_t npmcs, pmcs_cap;
+	const struct pmclog_callchain *cur_cc;	/* the PCSAMPLE's, delivering */
+	bool cur_cc_paired;			/* the CALLCHAIN delivering is */
+	struct pmclog_frame *frames;
+	size_t frames_cap;
 	struct pmclog_replay_stats stats;
 };
 
@@ -95,19 +104,45 @@ void pmclog_replay__free(struct pmclog_replay *r)
 	free(r->pending_bids);
 	free(r->comms);
 	free(r->pmcs);
+	free(r->frames);
 	pmclog_procmaps__free(r->maps);
 	free(r);
 }
 
+/*
+ * Whether the CALLCHAIN cc is the stack of the record of ref, the last
+ * one added: a PCSAMPLE of the same cpu, time, PMC, mode and thread
+ * that has none yet.
+ */
+static bool callchain_of(const struct pmclog_replay *r, const struct rec_ref *ref,
+			 const struct pmclog_record *cc)
+{
+	const struct pmclog_pcsample *s = (const void *)(r->arena + ref->off);
+	const struct pmclog_callchain *c = cc->rec.callchain;
+
+	return s->header.type == PMCLOG_TYPE_PCSAMPLE && ref->cc_off == NO_CC &&
+	       s->header.cpu == cc->cpu && s->header.tstamp == cc->tstamp &&
+	       s->header.pmcid == cc->pmcid &&
+	       (s->header.flags & PMCLOG_HF_USER) == (cc->flags & PMCLOG_HF_USER) &&
+	       s->pid == c->pid && s->tid == c->tid;
+}
+
 int pmclog_replay__add(struct pmclog_replay *r, const struct pmclog_record *rec)
 {
+	bool paired;
+
 	if (PMCLOG_GROW(r->arena, r->arena_cap, r->arena_len + rec->length) ||
 	    PMCLOG_GROW(r->refs, r->refs_cap, r->nrefs + 1))
 		return -(errno = ENOMEM);
+	/* Before the sort: a CALLCHAIN follows its PCSAMPLE in the log. */
+	paired = rec->type == PMCLOG_TYPE_CALLCHAIN && r->nrefs &&
+		 callchain_of(r, &r->refs[r->nrefs - 1], rec);
+	if (paired)
+		r->refs[r->nrefs - 1].cc_off = r->arena_len;
 	memcpy(r->arena + r->arena_len, rec->rec.header, rec->length);
 	r->refs[r->nrefs] = (struct rec_ref){
 		.tstamp = rec->tstamp, .seq = r->nrefs, .off = r->arena_len,
-		.offset = rec->offset,
+		.offset = rec->offset, .cc_off = NO_CC, .paired = paired,
 	};
 	r->nrefs++;
 	r->arena_len += rec->length;
@@ -384,6 +419,72 @@ static int on_procexit(struct pmclog_tool *tool, const struct pmclog_record *rec
 	return 0;
 }
 
+/* The object and object address of pc in pid's maps (or the kernel's). */
+static void frame_lookup(struct pmclog_replay *r, struct pmclog_frame *f,
+			 __u32 pid, bool ret)
+{
+	const struct pmclog_addrmap *am;
+	const struct pmclog_map *e = NULL;
+	__u64 at = ret && f->pc ? f->pc - 1 : f->pc;
+
+	am = pmclog_procmaps__get(r->maps, f->user ? pid : PMCLOG_PID_KERNEL, false);
+	if (am)
+		e = pmclog_addrmap__find(am, at);
+	if (e) {
+		f->obj = e->obj;
+		f->objaddr = at - e->start + e->base;
+	}
+}
+
+/*
+ * loc's stack from its CALLCHAIN c: frames[0] the sample (loc itself
+ * when the CALLCHAIN has no frame of the sample's mode: a hidden kernel
+ * PC), then the kernel's return addresses, then the user frames.  The
+ * first frame of each part and one after PMCLOG_CC_EXACT are exact PCs,
+ * the others return addresses; the markers are no frames.
+ */
+static int sample_frames(struct pmclog_replay *r, struct pmclog_sample_loc *loc,
+			 const struct pmclog_callchain *c)
+{
+	size_t n = (size_t)c->nkernel + c->nuser, k = 0;
+	bool own = loc->user ? !c->nuser : !c->nkernel;
+
+	if (PMCLOG_GROW(r->frames, r->frames_cap, n + 1))
+		return -(errno = ENOMEM);
+	if (own)
+		r->frames[k++] = (struct pmclog_frame){
+			.pc = loc->pc, .obj = loc->obj, .objaddr = loc->objaddr,
+			.user = loc->user, .hidden = loc->hidden,
+		};
+	for (size_t i = 0; i < n; i++) {
+		struct pmclog_frame *f;
+		bool user = i >= c->nkernel;
+		bool exact = i == 0 || i == c->nkernel ||
+			     c->pc[i - 1] == PMCLOG_CC_EXACT;
+
+		if (c->pc[i] == PMCLOG_CC_EXACT)
+			continue;
+		f = &r->frames[k++];
+		*f = (struct pmclog_frame){ .pc = c->pc[i], .user = user };
+		frame_lookup(r, f, loc->pid, !exact);
+	}
+	loc->frames = r->frames;
+	loc->nframes = k;
+	loc->callchain_flags = c->flags;
+	return 0;
+}
+
+static int on_callchain(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	struct pmclog_replay *r = replay_of(tool);
+
+	(void)rec;
+	/* A paired one went with its sample (on_pcsample()). */
+	if (!r->cur_cc_paired)
+		r->stats.callchains_orphan++;
+	return 0;
+}
+
 static int on_pcsample(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
 	struct pmclog_replay *r = replay_of(tool);
@@ -395,7 +496,9 @@ static int on_pcsample(struct pmclog_tool *tool, const struct pmclog_record *rec
 	};
 	const struct pmclog_addrmap *am;
 	const struct pmclog_map *e = NULL;
+	int ret;
 
+	loc.pmcid = rec->pmcid;
 	r->stats.samples++;
 	if (loc.user)
 		r->stats.samples_user++;
@@ -415,6 +518,12 @@ static int on_pcsample(struct pmclog_tool *tool, const struct pmclog_record *rec
 		} else {
 			r->stats.samples_no_object++;
 		}
+	}
+	if (r->cur_cc) {
+		r->stats.callchains++;
+		ret = sample_frames(r, &loc, r->cur_cc);
+		if (ret)
+			return ret;
 	}
 	return r->sample_fn ? r->sample_fn(r->sample_ctx, &loc) : 0;
 }
@@ -520,6 +629,7 @@ static const struct pmclog_tool replay_tool = {
 	.throttle	= on_throttle,
 	.unthrottle	= on_throttle,
 	.buildid	= on_buildid,
+	.callchain	= on_callchain,
 };
 
 static int ref_cmp(const void *a, const void *b)
@@ -545,6 +655,9 @@ int pmclog_replay__run(struct pmclog_replay *r, pmclog_replay_sample_fn fn,
 
 		pmclog_record__describe(&rec, r->arena + r->refs[i].off,
 					r->refs[i].offset);
+		r->cur_cc = r->refs[i].cc_off == NO_CC ? NULL :
+			    (const void *)(r->arena + r->refs[i].cc_off);
+		r->cur_cc_paired = r->refs[i].paired;
 		ret = pmclog_tool__deliver(&r->tool, &rec);
 	}
 	r->stats.ksymbols_unmapped = r->npending;

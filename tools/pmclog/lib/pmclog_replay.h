@@ -18,6 +18,9 @@
  *   PCSAMPLE    looked up in pid's maps (user) or the kernel's (pid -1)
  *   PMCALLOCATE a PMC of the log (pmclog_replay__pmc()): its samples
  *               carry its pmcid
+ *   CALLCHAIN   the stack of the PCSAMPLE just before it in the log (same
+ *               cpu, tstamp, pmcid, pid and tid): each frame looked up as
+ *               the sample is, handed to fn with it
  *
  * An object is one file path (or "[kernel]", a module name, "[vdso]"):
  * the same library mapped twice, or a module loaded twice at another
@@ -64,6 +67,19 @@ struct pmclog_object {
 	__u8 build_id[PMCLOG_BUILD_ID_MAX];
 };
 
+/*
+ * A frame of a sample's stack (a log recorded with -g: CALLCHAIN).
+ * A return address is looked up as the call before it: objaddr is that
+ * of pc - 1, so that a call at the end of a function names it.
+ */
+struct pmclog_frame {
+	__u64 pc;			/* as in the log */
+	struct pmclog_object *obj;	/* NULL: no map held it */
+	__u64 objaddr;
+	bool user;
+	bool hidden;	/* the sample's own kernel PC, hidden (pc 0) */
+};
+
 struct pmclog_sample_loc {
 	__u64 tstamp;
 	__u64 pc;
@@ -75,6 +91,14 @@ struct pmclog_sample_loc {
 	struct pmclog_object *obj;	/* NULL: no map held pc */
 	__u64 objaddr;
 	__u32 pmcid;	/* header.pmcid: the PMC that took it */
+	/*
+	 * The stack, from a CALLCHAIN (NULL and 0 without one): frames[0]
+	 * is the sample itself, then its callers outwards, the kernel's
+	 * first, then the user's.
+	 */
+	const struct pmclog_frame *frames;
+	size_t nframes;
+	__u32 callchain_flags;		/* PMCLOG_CC_F_*: where it was cut */
 };
 
 #define PMCLOG_REPLAY_TYPES	(PMCLOG_TYPE_MAX_KNOWN + 2)	/* last: newer types */
@@ -99,6 +123,8 @@ struct pmclog_replay_stats {
 	__u64 buildids_unmapped;	/* BUILDID of no map that started there */
 	__u64 maps_bad;			/* MAP_IN/MAP_OUT with end <= start */
 	__u64 procs_unfollowed;		/* PROCFORK with PMCLOG_HF_UNFOLLOWED */
+	__u64 callchains;		/* CALLCHAIN records paired with a sample */
+	__u64 callchains_orphan;	/* CALLCHAIN after no sample of its own */
 	__u32 abi_version;
 	__u64 start_tstamp;		/* INITIALIZE's: the log's time 0 */
 	/* The last PMCALLOCATE's; each PMC's: pmclog_replay__pmc(). */

@@ -658,3 +658,45 @@ const struct pmclog_profile *pmclog_report__profile(const struct pmclog_report *
 {
 	return i < rep->nprofs ? &rep->profs[i] : NULL;
 }
+
+/* ------------------------------------------------------------------ */
+/* For the callgraph (pmclog_callgraph.c)                              */
+
+/* Whether s passes the report's --pid and --time filters. */
+bool pmclog_report__wanted(const struct pmclog_report *rep,
+			   const struct pmclog_sample_loc *s)
+{
+	return pid_wanted(rep, s->pid) && time_wanted(rep, s->tstamp);
+}
+
+/*
+ * The names of a frame at addr of obj, as a sample's row has them
+ * (resolve_one()), without counting it in the statistics.
+ */
+int pmclog_report__frame_name(struct pmclog_report *rep, struct pmclog_object *obj,
+			      __u64 addr, bool user, bool hidden,
+			      struct pmclog_frame_name *out)
+{
+	struct pmclog_resolved rv;
+	int ret;
+
+	out->kernel = !user;
+	out->symbol = NULL;
+	if (hidden) {
+		out->object = rep->kernel_name;
+		out->symbol = rep->hidden_name;
+		return 0;
+	}
+	if (!obj) {
+		out->object = rep->unknown_name;
+		return 0;
+	}
+	ret = pmclog_resolver__resolve(rep->res, obj, addr, &rv);
+	if (ret)
+		return ret;
+	out->kernel = obj_is_kernel(obj);
+	out->object = object_name(rep, obj);
+	if (rv.symbol)
+		out->symbol = symbol_name(rep, rv.symbol);
+	return out->object ? 0 : -ENOMEM;
+}

@@ -764,3 +764,9 @@ void pmclog_report__print_stats(const struct pmclog_report *rep, FILE *f,
 			(unsigned long long)st->ksymbols_unmapped,
 			(unsigned long long)st->maps_bad);
 }
+
+/* A name as one field of a line, escaped as the line formats do. */
+void pmclog_report__put_field(FILE *f, const char *s, const char *sep)
+{
+	put_field(f, s, sep);
+}

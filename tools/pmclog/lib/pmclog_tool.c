@@ -5,7 +5,7 @@
 #include "pmclog_tool.h"
 
 /* A type appended to PMCLOG_RECORD_TYPES needs its member and case here. */
-_Static_assert(PMCLOG_TYPE_MAX_KNOWN == PMCLOG_TYPE_BUILDID,
+_Static_assert(PMCLOG_TYPE_MAX_KNOWN == PMCLOG_TYPE_CALLCHAIN,
 	       "struct pmclog_tool has a callback for every known type");
 
 static pmclog_tool_fn type_fn(const struct pmclog_tool *t, unsigned int type)
@@ -25,6 +25,7 @@ static pmclog_tool_fn type_fn(const struct pmclog_tool *t, unsigned int type)
 	case PMCLOG_TYPE_THROTTLE:	return t->throttle;
 	case PMCLOG_TYPE_UNTHROTTLE:	return t->unthrottle;
 	case PMCLOG_TYPE_BUILDID:	return t->buildid;
+	case PMCLOG_TYPE_CALLCHAIN:	return t->callchain;
 	default:
 		/* Type 0 never gets past the reader. */
 		return type > PMCLOG_TYPE_MAX_KNOWN ? t->unknown : NULL;

@@ -43,6 +43,7 @@ struct pmclog_tool {
 	pmclog_tool_fn unthrottle;
 	pmclog_tool_fn unknown;		/* a type above PMCLOG_TYPE_MAX_KNOWN */
 	pmclog_tool_fn buildid;		/* ABI 1.4, appended */
+	pmclog_tool_fn callchain;	/* ABI 1.5, appended */
 };
 
 /*

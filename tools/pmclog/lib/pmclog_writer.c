@@ -289,6 +289,25 @@ static int on_pcsample(struct pmclog_tool *tool, const struct pmclog_record *rec
 	return 0;
 }
 
+/*
+ * A stack's kernel frames mark theirs too (pc - 1 for a return address:
+ * the call; the PC itself for the first frame and one after
+ * PMCLOG_CC_EXACT), so that a report names every kernel caller.
+ */
+static int on_callchain(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	struct pmclog_writer *w = writer_of(tool);
+	const struct pmclog_callchain *c = rec->rec.callchain;
+
+	for (unsigned int i = 0; w->ksyms && i < c->nkernel; i++) {
+		bool exact = !i || c->pc[i - 1] == PMCLOG_CC_EXACT;
+
+		if (c->pc[i] && c->pc[i] != PMCLOG_CC_EXACT)
+			pmclog_kallsyms__mark(w->ksyms, exact ? c->pc[i] : c->pc[i] - 1);
+	}
+	return 0;
+}
+
 /* CLOSELOG is the last record: the recorder's go just before it. */
 static int on_closelog(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
@@ -305,6 +324,7 @@ static const struct pmclog_tool writer_tool = {
 	.initialize	= on_initialize,
 	.map_in		= on_map_in,
 	.pcsample	= on_pcsample,
+	.callchain	= on_callchain,
 	.closelog	= on_closelog,
 };
 

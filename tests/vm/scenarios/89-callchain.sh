@@ -1,0 +1,196 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 300
+#
+# pmclog record -g: the stacks of the samples (CALLCHAIN).  callpaths'
+# main() calls path_a() and path_b(), each the same hot(), path_a() with
+# twice the work: both paths show under hot() with about their shares,
+# in report --format folded and in -G's callgraph tree.  A read(2) loop's
+# kernel samples carry their user frames (the user side outermost); the
+# test module's busy function shows under its write(2) path; the same
+# paths in system mode (-a).  A log without -g has no CALLCHAIN (its size
+# per sample unchanged), one with it a CALLCHAIN per sample; what -g
+# costs per sample is measured.
+# shellcheck source=tests/vm/lib.sh
+. /lib/vmtest/lib.sh
+require_module
+require_tool
+module_load || bail "load pmclog.ko"
+
+TESTMOD=/lib/modules/pmclog_testmod.ko
+HZ_REQ=1000
+
+# stacks_with FOLDED SUFFIX: samples of the stacks that end with SUFFIX
+# (";path_a;hot").
+stacks_with() {
+	awk -v s="$2" '{ c = $NF; k = substr($0, 1, length($0) - length(c) - 1) }
+		length(k) >= length(s) && substr(k, length(k) - length(s) + 1) == s { n += c }
+		END { print n + 0 }' "$1"
+}
+total_of() { awk '{ n += $NF } END { print n + 0 }' "$1"; }
+
+# cc_bytes DUMP: "SAMPLES CALLCHAINS BYTES" of a dump: CALLCHAIN records
+# are 32 bytes and 8 per frame (pmclog.h).
+cc_bytes() {
+	awk '$1 == "PCSAMPLE" { s++ }
+	     $1 == "CALLCHAIN" { c++; n = 0
+		for (i = 2; i <= NF; i++)
+			if ($i ~ /^(kernel|user)=0x/) n += gsub(/0x/, "", $i)
+		b += 32 + 8 * n }
+	     END { print s + 0, c + 0, b + 0 }' "$1"
+}
+
+# ------------------------------------------------------------------
+# Two paths to one hot function
+
+bounded 60 pmclog record -g -F $HZ_REQ -o "$OUT/cp.pmclog" -- /bin/callpaths 3 \
+	>"$OUT/cp-record.out" 2>"$OUT/cp-record.err"
+is "$?" 0 "record -g callpaths exits 0" || diag "$(tail -n 3 "$OUT/cp-record.err")"
+bounded 60 pmclog report -i "$OUT/cp.pmclog" --format folded >"$OUT/cp.folded" 2>"$OUT/cp.err"
+is "$?" 0 "report --format folded of the -g log exits 0" || diag "$(tail -n 3 "$OUT/cp.err")"
+total=$(total_of "$OUT/cp.folded")
+a=$(stacks_with "$OUT/cp.folded" ";main;path_a;hot")
+b=$(stacks_with "$OUT/cp.folded" ";main;path_b;hot")
+diag "callpaths: $total samples with stacks; main;path_a;hot $a, main;path_b;hot $b"
+sort -k2 -n -r -t' ' "$OUT/cp.folded" | head -n 5 | while IFS= read -r l; do diag "  $l"; done
+at_least "$total" 300 "the -g log's samples have stacks"
+if [ "$total" -gt 0 ]; then
+	# 2:1 in work: 67% and 33% of the samples (perf on the build host:
+	# 67.0% and 32.9%); the bands leave room for a noisy host.
+	in_band $((a * 100 / total)) 50 85 "hot() under main;path_a has about 2/3 of the samples (percent)"
+	in_band $((b * 100 / total)) 15 45 "hot() under main;path_b has about 1/3 of the samples (percent)"
+fi
+comm_ok=$(awk -F';' '$1 != "callpaths" { bad++ } END { print bad + 0 }' "$OUT/cp.folded")
+is "$comm_ok" 0 "every folded stack starts with the process's name"
+
+bounded 60 pmclog report -i "$OUT/cp.pmclog" -G "$OUT/cp.graph" -q >/dev/null 2>"$OUT/cp-graph.err"
+is "$?" 0 "report -G FILE exits 0" || diag "$(tail -n 3 "$OUT/cp-graph.err")"
+while IFS= read -r l; do diag "  $l"; done <"$OUT/cp.graph"
+# The callers tree: hot at the top, path_a and path_b one level below,
+# main below each.
+top=$(awk 'NR > 2 && /^[0-9]/ { print; exit }' "$OUT/cp.graph")
+case $top in
+*" hot @ "*) ok "-G: the hottest function heads the tree" ;;
+*) not_ok "-G: the hottest function heads the tree"; diag "  got '$top'" ;;
+esac
+ga=$(awk '/^ [0-9.]+% +\[[0-9]+\] +path_a$/ { sub(/%.*/, ""); print int($1); exit }' "$OUT/cp.graph")
+gb=$(awk '/^ [0-9.]+% +\[[0-9]+\] +path_b$/ { sub(/%.*/, ""); print int($1); exit }' "$OUT/cp.graph")
+diag "-G: hot's callers path_a ${ga:-?}%, path_b ${gb:-?}%"
+in_band "${ga:-x}" 50 85 "-G: path_a is hot's caller for about 2/3 of its samples (percent)"
+in_band "${gb:-x}" 15 45 "-G: path_b is hot's caller for about 1/3 of its samples (percent)"
+# In hot's tree (up to the blank line after it).
+mains=$(awk '/ hot @ / { t = 1; next } t && !NF { exit }
+	t && /^  [0-9.]+% +\[[0-9]+\] +main$/ { n++ } END { print n + 0 }' "$OUT/cp.graph")
+is "$mains" 2 "-G: main calls both paths"
+
+# ------------------------------------------------------------------
+# System mode: every process's stacks, callpaths' among them
+
+bounded 60 pmclog record -a -g -F $HZ_REQ -o "$OUT/sys.pmclog" -- /bin/callpaths 2 \
+	>/dev/null 2>"$OUT/sys-record.err"
+is "$?" 0 "record -a -g exits 0" || diag "$(tail -n 3 "$OUT/sys-record.err")"
+bounded 60 pmclog report -i "$OUT/sys.pmclog" --format folded >"$OUT/sys.folded" 2>"$OUT/sys.err"
+is "$?" 0 "report of the -a -g log exits 0" || diag "$(tail -n 3 "$OUT/sys.err")"
+sa=$(stacks_with "$OUT/sys.folded" ";main;path_a;hot")
+sb=$(stacks_with "$OUT/sys.folded" ";main;path_b;hot")
+stotal=$(total_of "$OUT/sys.folded")
+diag "-a -g: $stotal samples with stacks; callpaths' main;path_a;hot $sa, main;path_b;hot $sb"
+at_least "$sb" 50 "-a -g: callpaths' main;path_b;hot has samples"
+[ "$sb" -gt 0 ] && in_band $((sa * 100 / (sa + sb))) 50 85 "-a -g: path_a's share of hot() is about 2/3 (percent)"
+
+# ------------------------------------------------------------------
+# Bytes per sample, with and without -g
+
+bounded 60 pmclog record -F $HZ_REQ -o "$OUT/cp0.pmclog" -- /bin/callpaths 2 \
+	>/dev/null 2>"$OUT/cp0-record.err"
+is "$?" 0 "record callpaths without -g exits 0"
+dump_log "$OUT/cp0.pmclog" "$OUT/cp0.dump"
+dump_log "$OUT/cp.pmclog" "$OUT/cp.dump"
+set -- $(cc_bytes "$OUT/cp0.dump")
+is "$2" 0 "without -g: no CALLCHAIN records"
+s0=$1
+set -- $(cc_bytes "$OUT/cp.dump")
+s1=$1 c1=$2 b1=$3
+drops=$(grep -c '^DROPNOTIFY' "$OUT/cp.dump")
+if [ "$drops" = 0 ]; then
+	is "$c1" "$s1" "with -g: a CALLCHAIN for every PCSAMPLE"
+else
+	skip "with -g: a CALLCHAIN for every PCSAMPLE" "$drops DROPNOTIFY in the log"
+fi
+size0=$(wc -c <"$OUT/cp0.pmclog")
+size1=$(wc -c <"$OUT/cp.pmclog")
+[ "$s1" -gt 0 ] && diag "bytes per sample: PCSAMPLE 32; with -g +$((b1 / s1)) (CALLCHAIN, $c1 of them, $b1 bytes); whole logs: $((size0 / (s0 ? s0 : 1))) without -g ($s0 samples), $((size1 / s1)) with ($s1 samples)"
+kv_awk "$OUT/cp.dump" '$1 == "CALLCHAIN" { n++; if (f["flags"] != "0x0") bad++ } END { printf "%d of %d CALLCHAINs flagged\n", bad, n }' |
+	while IFS= read -r l; do diag "  $l"; done
+
+# The time of the same work (-n rounds, timed by callpaths itself) bare,
+# sampled without -g and with -g, in turn: what sampling and the stacks
+# cost the sampled program, under TCG.  Figures only: no timed assertion.
+rounds=400
+for i in 1 2 3; do
+	line=
+	for mode in bare plain g; do
+		case $mode in
+		bare) /bin/callpaths -n $rounds >"$OUT/t.out" ;;
+		plain) pmclog record -q -F $HZ_REQ -o "$OUT/t.pmclog" -- /bin/callpaths -n $rounds >"$OUT/t.out" ;;
+		g) pmclog record -q -g -F $HZ_REQ -o "$OUT/t.pmclog" -- /bin/callpaths -n $rounds >"$OUT/t.out" ;;
+		esac
+		line="$line $mode $(kv_of "$OUT/t.out" ms) ms;"
+	done
+	diag "time of $rounds rounds:$line"
+done
+rm -f "$OUT/t.pmclog" "$OUT/t.out"
+
+# ------------------------------------------------------------------
+# read(2): kernel frames above the user ones
+
+bounded 60 pmclog record -g -F $HZ_REQ -o "$OUT/rd.pmclog" -- /bin/callpaths -r 2 \
+	>/dev/null 2>"$OUT/rd-record.err"
+is "$?" 0 "record -g of a read(2) loop exits 0" || diag "$(tail -n 3 "$OUT/rd-record.err")"
+bounded 60 pmclog report -i "$OUT/rd.pmclog" --format folded >"$OUT/rd.folded" 2>"$OUT/rd.err"
+is "$?" 0 "report of the read loop exits 0" || diag "$(tail -n 3 "$OUT/rd.err")"
+sort -k2 -n -r -t' ' "$OUT/rd.folded" | head -n 5 | while IFS= read -r l; do diag "  $l"; done
+# Kernel-leaf stacks, and those of them whose user side goes up to main.
+kleaf=$(awk '$0 ~ /_\[k\] [0-9]+$/ { n += $NF } END { print n + 0 }' "$OUT/rd.folded")
+kmain=$(awk '$0 ~ /_\[k\] [0-9]+$/ && $0 ~ /;main;/ { n += $NF } END { print n + 0 }' "$OUT/rd.folded")
+diag "read loop: $kleaf samples in the kernel, $kmain of them below main"
+at_least "$kleaf" 100 "the read loop's samples are mostly in the kernel, with stacks"
+[ "$kleaf" -gt 0 ] &&
+	at_least $((kmain * 100 / kleaf)) 80 "kernel samples of the read loop carry their user frames up to main (percent)"
+# No user frame above a kernel one: the kernel's frames are innermost.
+mixed=$(awk '{ sub(/ [0-9]+$/, ""); n = split($0, f, ";"); k = 0
+	for (i = 2; i <= n; i++) { if (f[i] ~ /_\[k\]$/) k = 1; else if (k) { bad++; break } } }
+	END { print bad + 0 }' "$OUT/rd.folded")
+is "$mixed" 0 "in every stack the user frames are outer, the kernel frames inner"
+# The rest is the syscall's entry and exit (79% through them seen).
+sys=$(awk '$0 ~ /_\[k\] [0-9]+$/ && $0 ~ /(ksys_read|vfs_read)_\[k\]/ { n += $NF } END { print n + 0 }' "$OUT/rd.folded")
+[ "$kleaf" -gt 0 ] &&
+	at_least $((sys * 100 / kleaf)) 60 "the kernel side goes through vfs_read or ksys_read (percent)"
+
+# ------------------------------------------------------------------
+# The test module's busy function, under its write(2)
+
+BUSY_MS=400
+if [ -f "$TESTMOD" ]; then
+	insmod "$TESTMOD" || bail "insmod $TESTMOD"
+	grep -E '\[pmclog_testmod\]' /proc/kallsyms >"$OUT/km.kallsyms"
+	grep pmclog_testmod /proc/modules >>"$OUT/km.kallsyms"
+	bounded 60 pmclog record -g -F $HZ_REQ -o "$OUT/km.pmclog" -- \
+		sh -c "echo $BUSY_MS >/proc/pmclog_testmod" >/dev/null 2>"$OUT/km-record.err"
+	is "$?" 0 "record -g of a write to the test module exits 0" || diag "$(tail -n 3 "$OUT/km-record.err")"
+	rmmod pmclog_testmod
+	bounded 60 pmclog report -i "$OUT/km.pmclog" --format folded >"$OUT/km.folded" 2>"$OUT/km.err"
+	is "$?" 0 "report of the module log exits 0" || diag "$(tail -n 3 "$OUT/km.err")"
+	sort -k2 -n -r -t' ' "$OUT/km.folded" | head -n 3 | while IFS= read -r l; do diag "  $l"; done
+	busy=$(stacks_with "$OUT/km.folded" ";pmclog_testmod_busy_[k]")
+	under=$(awk '/;pmclog_testmod_write_\[k\];pmclog_testmod_busy_\[k\] [0-9]+$/ && /;(vfs|ksys)_write_\[k\];/ { n += $NF } END { print n + 0 }' "$OUT/km.folded")
+	diag "test module: $busy samples in pmclog_testmod_busy, $under of them under vfs_write/ksys_write -> pmclog_testmod_write"
+	at_least "$busy" $((BUSY_MS * HZ_REQ / 1000 / 4)) "the test module's busy function has samples with stacks"
+	[ "$busy" -gt 0 ] &&
+		at_least $((under * 100 / busy)) 80 "pmclog_testmod_busy shows under write(2) -> pmclog_testmod_write (percent)"
+else
+	skip "the test module's busy function under write(2)" "no $TESTMOD"
+fi
+
+module_unload_check "rmmod pmclog after the -g recordings"
+kernel_log_clean

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libpmclog callgraph: the stacks of a log recorded with -g (CALLCHAIN),
+ * counted by function and printed as folded stacks (Brendan Gregg's
+ * collapsed format, the input of flamegraph.pl) or as pmcstat -G's
+ * callgraph tree.
+ *
+ *   pmclog_callgraph__new(report)
+ *   pmclog_replay__run(replay, fn, ctx): fn calls pmclog_report__sample()
+ *       and pmclog_callgraph__sample() for each sample
+ *   pmclog_report__finish(report), then pmclog_callgraph__finish()
+ *   pmclog_callgraph__print_folded() / __print_tree()
+ *
+ * It keeps the report's --pid and --time filters and names every frame
+ * as the report names a sample (the same resolver: objects of a load or
+ * build each, modules and libraries mapped and unmapped mid-run).  A
+ * sample without a CALLCHAIN is not in the callgraph.
+ */
+#ifndef PMCLOG_CALLGRAPH_H
+#define PMCLOG_CALLGRAPH_H
+
+#include <stdio.h>
+#include <linux/types.h>
+
+#include "pmclog_common.h"
+#include "pmclog_replay.h"
+#include "pmclog_report.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct pmclog_callgraph;
+
+PMCLOG_API struct pmclog_callgraph *pmclog_callgraph__new(struct pmclog_report *rep);
+PMCLOG_API void pmclog_callgraph__free(struct pmclog_callgraph *cg);
+
+/* A pmclog_replay_sample_fn: ctx is the callgraph. */
+PMCLOG_API int pmclog_callgraph__sample(void *ctx, const struct pmclog_sample_loc *s);
+
+/* Name the frames and build the trees; after pmclog_report__finish(). */
+PMCLOG_API int pmclog_callgraph__finish(struct pmclog_callgraph *cg);
+
+/* Samples with a stack, after the filters. */
+PMCLOG_API __u64 pmclog_callgraph__samples(const struct pmclog_callgraph *cg);
+
+/*
+ * One line per distinct stack: "comm;outermost;...;leaf count", kernel
+ * functions suffixed "_[k]" as perf's stackcollapse does; a frame in no
+ * known function is "[object]".  comm is the process's executable name
+ * ("comm-pid" when the report sorts by pid).  Lines in name order.
+ */
+PMCLOG_API void pmclog_callgraph__print_folded(const struct pmclog_callgraph *cg, FILE *f);
+
+/*
+ * pmcstat -G's tree, per PMC: "@ EVENT [N samples]", then each function
+ * that samples fell in (most first) with its callers below it, each line
+ * "PERCENT% [SAMPLES] function @ object", indented by depth, the
+ * percentage that of the line above (of N at the top); then the same
+ * for callees, from the outermost functions down ("@ EVENT [N samples]
+ * callees").
+ */
+PMCLOG_API void pmclog_callgraph__print_tree(const struct pmclog_callgraph *cg, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PMCLOG_CALLGRAPH_H */
