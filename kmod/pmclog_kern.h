@@ -9,7 +9,9 @@
  * ring of samples.  The path of a sample:
  *
  *   PMC interrupt (hrtimer, NMI) -> pmclog_sample_take()  [this CPU's ring]
- *   next tick -> lazy irq_work   -> pmclog_sample_drain() [the owner's log]
+ *   next tick -> lazy irq_work,
+ *   or ring past drain_watermark
+ *        -> hard irq_work at once -> pmclog_sample_drain() [the owner's log]
  *   read(2)                      -> pmclog_log_read()     [userland]
  */
 #ifndef _PMCLOG_KERN_H
@@ -33,6 +35,7 @@
 
 /* Module parameters, fixed once the module is loaded (pmclog_main.c). */
 extern unsigned int pmclog_nsamples;
+extern unsigned int pmclog_drain_watermark;	/* % of nsamples, 0: tick only */
 extern unsigned int pmclog_logbuffersize;	/* KiB */
 extern unsigned int pmclog_maxlogs;
 extern unsigned int pmclog_max_sample_rate;	/* Hz, per PMC and CPU */
@@ -155,13 +158,15 @@ struct pmclog_throttle_state {
 
 /*
  * Per owner, per CPU.  Producers are the interrupt handlers of the PMCs on
- * that CPU (hardirq and NMI, which may nest), consumers the drain work on
- * that CPU, or anyone once the producers are stopped.
+ * that CPU (hardirq and NMI, which may nest), consumers the two drain
+ * works on that CPU (the tick's, lazy, and the watermark's, raised at
+ * once), or anyone once the producers are stopped and both works synced.
  */
 struct pmclog_cpu {
 	struct pmclog_owner	*owner;
 	unsigned int		cpu;
 	unsigned int		nsamples;
+	unsigned int		drain_mark;	/* samples waiting; 0: none */
 	local_t			head;		/* reserved by producers */
 	unsigned long		tail;		/* consumed by the drainer */
 	local64_t		samples;	/* taken, dropped included */
@@ -169,7 +174,8 @@ struct pmclog_cpu {
 	u64			dropped_told;	/* drainer only */
 	struct pmclog_throttle_state
 		throttle[PMCLOG_MAX_PMCS][PMCLOG_THROTTLE_NMI_REASONS];
-	struct irq_work		drain_work;
+	struct irq_work		drain_work;	/* lazy: the next tick */
+	struct irq_work		drain_now;	/* the ring passed drain_mark */
 	/* pmclog_callchain.c: a CALLCHAIN per ring slot, or NULL */
 	struct pmclog_callchain	*cc;
 	struct pmclog_sample	ring[];
