@@ -7,6 +7,8 @@
 #                        fixed-seed fuzz run, then the VM scenarios
 #   make fuzz            the libFuzzer targets (tests/fuzz), FUZZ_SECONDS (60) each
 #   make demo            boot a VM with the module and profile a workload
+#   make bench           pmclog's figures beside perf's (tests/bench/run.sh;
+#                        not part of make check): a table, build/bench/bench.json
 #   make deps            install what the above need (Debian packages)
 #   make lint            checkpatch --strict, sparse, mandoc, pmclog(1) vs options
 #   make install         module (through DKMS when present), tool, library
@@ -143,6 +145,15 @@ uninstall:
 
 demo: deps tool
 	tests/vm/run.sh --kernels "$(firstword $(KERNELS))" --demo
+
+# The benchmark boots BENCH_KERNEL (6.1-cloud) once: its headers come with
+# KERNELS set to it.  Knobs: tests/bench/run.sh.
+BENCH_KERNEL ?= 6.1-cloud
+export BENCH_KERNEL
+
+bench: tool
+	KERNELS="$(BENCH_KERNEL)" scripts/install-deps.sh --bench
+	tests/bench/run.sh
 
 # make check-debug: every VM scenario, the stress ones too, on a debug
 # kernel (KASAN, lockdep, DEBUG_ATOMIC_SLEEP, kmemleak) that

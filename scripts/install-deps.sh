@@ -7,6 +7,7 @@
 #
 #   KERNELS="6.1-cloud 6.12-cloud" scripts/install-deps.sh
 #   scripts/install-deps.sh --lint      also what 'make lint' needs
+#   scripts/install-deps.sh --bench     also what 'make bench' needs
 #
 # KERNELS (default 6.1-cloud) names the test kernels whose headers the
 # VM tests build the module against; see tests/vm/kernels.sh.  A debug
@@ -32,6 +33,13 @@ base_packages=(
 )
 
 lint_packages=(sparse mandoc linux-source-6.1)
+
+# make bench runs Debian's perf beside pmclog in the VM: linux-perf is
+# unpacked into build/bench, never installed; these are the libraries it
+# links (its Depends), so that it runs and ldd finds them for the VM;
+# valgrind counts the sample path's instructions.
+bench_packages=(libbabeltrace1 libcap2 libdw1 libelf1 liblzma5 libnuma1 libopencsd1
+	libperl5.36 libpython3.11 libslang2 libunwind8 libzstd1 zlib1g xz-utils valgrind)
 
 # What a kernel build needs besides the compiler: the source, the parser
 # generators, pahole, bc for the timeconst header, libssl for the signing
@@ -92,6 +100,7 @@ main() {
 	# shellcheck disable=SC2206 # package names have no spaces
 	want=("${base_packages[@]}" $pkgs)
 	[[ ${1:-} == --lint ]] && want+=("${lint_packages[@]}")
+	[[ ${1:-} == --bench ]] && want+=("${bench_packages[@]}")
 	mapfile -t missing < <(missing_packages "${want[@]}")
 	((${#missing[@]} == 0)) && return 0
 

@@ -23,13 +23,17 @@
 # Knobs (environment): PMCLOG_KREL_<SPEC> pins a release (see kernels.sh);
 # PMCLOG_VM_KO=path.ko boots that module instead of building one (for
 # working on the harness itself); PMCLOG_VM_BOOTS=N repeats the boot N
-# times per kernel (to measure flakiness).
+# times per kernel (to measure flakiness); PMCLOG_VM_SCENARIO_DIR=DIR
+# boots DIR's scenarios instead of tests/vm/scenarios, and
+# PMCLOG_VM_EXTRA="FILE ..." puts each file (an ELF with its shared
+# libraries) in /opt/extra/ of the initramfs (make bench: tests/bench).
 set -euo pipefail
 # A harness that dies quietly would look like a short, passing run.
 trap 'echo "run.sh: internal error: line $LINENO: $BASH_COMMAND (status $?)" >&2' ERR
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 here=$repo/tests/vm
+scen_dir=${PMCLOG_VM_SCENARIO_DIR:-$here/scenarios}
 # shellcheck source=kernels.sh
 . "$here/kernels.sh"
 
@@ -357,9 +361,12 @@ build_initramfs() {
 	put "$here/demo.sh" "$tree/demo.sh"
 	if [[ $mode == check ]]; then
 		for f in "${scenarios[@]}"; do
-			put "$here/scenarios/$f.sh" "$tree/scenarios/$f.sh"
+			put "$scen_dir/$f.sh" "$tree/scenarios/$f.sh"
 		done
 	fi
+	for f in ${PMCLOG_VM_EXTRA:-}; do
+		put_elf_with_libs "$f" "$tree" "/opt/extra/$(basename "$f")"
+	done
 	# The regex goes in too: lib.sh's kernel_log_clean judges one
 	# scenario's part of the kernel log as the host judges the boot's.
 	printf "MODE=%s\nSCENARIO_TIMEOUT=%s\nPMCLOG_TIME_FACTOR=%s\nKERNEL_TROUBLE_REGEX='%s'\n" \
@@ -377,7 +384,7 @@ build_initramfs() {
 
 scenario_timeout() {
 	local t
-	t=$(sed -n 's/^# timeout: *\([0-9][0-9]*\).*/\1/p' "$here/scenarios/$1.sh" | head -n 1)
+	t=$(sed -n 's/^# timeout: *\([0-9][0-9]*\).*/\1/p' "$scen_dir/$1.sh" | head -n 1)
 	echo "${t:-120}"
 }
 
@@ -731,7 +738,7 @@ main() {
 
 	scenarios=()
 	local f name
-	for f in "$here"/scenarios/[0-9][0-9]-*.sh; do
+	for f in "$scen_dir"/[0-9][0-9]-*.sh; do
 		name=$(basename "$f" .sh)
 		[[ -z $only ]] || grep -qE -- "$only" <<<"$name" || continue
 		scenarios+=("$name")
