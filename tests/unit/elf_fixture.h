@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the tests on ELF files they build share: the scratch folder dir
- * (each test's setup makes it), commands run there, its removal unless
+ * (each test's setup makes it), files written and commands run there, its
+ * removal unless
  * PMCLOG_TEST_KEEP is set, and symbol values as nm(1) prints them.
  */
 #ifndef ELF_FIXTURE_H
@@ -17,7 +18,7 @@ static char dir[64];
 
 /* Run the command fmt makes; a failure fails the test. */
 __attribute__((format(printf, 1, 2)))
-static void run(const char *fmt, ...)
+static inline void run(const char *fmt, ...)
 {
 	char cmd[2048];
 	va_list ap;
@@ -29,7 +30,20 @@ static void run(const char *fmt, ...)
 		fail_msg("command failed: %s", cmd);
 }
 
-static int teardown(void **state)
+/* dir/name holding text. */
+static inline void put(const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static inline int teardown(void **state)
 {
 	(void)state;
 	if (!getenv("PMCLOG_TEST_KEEP"))
@@ -38,7 +52,7 @@ static int teardown(void **state)
 }
 
 /* The value of symbol name (as nm prints it, mangled) in file; it must be there. */
-static __u64 nm_value(const char *file, const char *name)
+static inline __u64 nm_value(const char *file, const char *name)
 {
 	char cmd[512], line[256];
 	unsigned long long v = 0;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "elf_fixture.h"
 #include "log_builder.h"
 #include "pmclog_callgraph.h"
 #include "pmclog_reader.h"
@@ -22,7 +23,6 @@
 #include "pmclog_report.h"
 #include "pmclog_resolve.h"
 
-static char dir[64];
 
 static const char source[] =
 	"__attribute__((noinline)) unsigned long hot(unsigned long n) { volatile unsigned long x = 0; for (unsigned long i = 0; i < n; i++) x += i; return x; }\n"
@@ -33,29 +33,7 @@ static const char source[] =
 static const char lib_source[] =
 	"__attribute__((noinline)) int lib_fn(int x) { return x * 3 + 1; }\n";
 
-static void run(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
-
-static void put_file(const char *name, const char *text)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
 
 static int setup(void **state)
 {
@@ -63,38 +41,14 @@ static int setup(void **state)
 	snprintf(dir, sizeof(dir), "/tmp/pmclog-cg-XXXXXX");
 	if (!mkdtemp(dir))
 		return -1;
-	put_file("prog.c", source);
-	put_file("lib.c", lib_source);
+	put("prog.c", source);
+	put("lib.c", lib_source);
 	run("cd %s && cc -O0 -g -fno-omit-frame-pointer -fno-pie -no-pie -o prog prog.c", dir);
 	run("cd %s && cc -O0 -g -fno-omit-frame-pointer -fPIC -shared -o libcg.so lib.c", dir);
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	if (!getenv("PMCLOG_TEST_KEEP"))
-		run("rm -rf %s", dir);
-	return 0;
-}
 
-/* The value of symbol name in file, by nm. */
-static __u64 nm_value(const char *file, const char *name)
-{
-	char cmd[512], line[256];
-	unsigned long long v = 0;
-	FILE *p;
-
-	snprintf(cmd, sizeof(cmd), "nm %s/%s | awk '$3 == \"%s\" { print $1 }'", dir, file, name);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	if (fgets(line, sizeof(line), p))
-		v = strtoull(line, NULL, 16);
-	pclose(p);
-	if (!v)
-		fail_msg("no %s in %s", name, file);
-	return v;
-}
 
 static struct pmclog_reader *reader_of(const struct logbuf *b)
 {

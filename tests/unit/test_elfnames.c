@@ -86,17 +86,6 @@ static const char kmod_c[] =
 	"__attribute__((noinline)) int kbeta(int x) { return kalpha(x) * 2; }\n";
 
 
-static void put(const char *name, const char *text)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
 
 static int setup(void **state)
 {
