@@ -132,57 +132,53 @@ static void pmclog_log_wake(struct pmclog_log *log)
 }
 
 /*
- * Append one record; @rec starts with a filled struct pmclog_header.
- * Any context but NMI, log->lock held.  Returns 0, -EPIPE once the log is
- * closed, or -ENOSPC when the record was dropped (and counted).
+ * Append the @n records of @recs, each starting with a filled struct
+ * pmclog_header, together, or drop them all (@n records counted).  Any
+ * context but NMI, log->lock held.  Returns 0, -EPIPE once the log is
+ * closed, or -ENOSPC when they were dropped.
  */
-int pmclog_log_write_locked(struct pmclog_log *log, const void *rec)
+static int pmclog_log_write_recs_locked(struct pmclog_log *log,
+					const void *const *recs,
+					unsigned int n)
 {
-	const struct pmclog_header *h = rec;
-	unsigned int cpu = raw_smp_processor_id();
+	unsigned int cpu = raw_smp_processor_id(), i;
+	u64 len = 0;
 
 	lockdep_assert_held(&log->lock);
 	if (log->closed)
 		return -EPIPE;
 	if (!cpumask_empty(log->pend_cpus))
 		pmclog_log_put_drops(log);
-	if (!cpumask_empty(log->pend_cpus) ||
-	    pmclog_log_free(log) < h->length) {
-		log->pend_records[cpu]++;
-		log->records_dropped++;
+	for (i = 0; i < n; i++)
+		len += ((const struct pmclog_header *)recs[i])->length;
+	if (!cpumask_empty(log->pend_cpus) || pmclog_log_free(log) < len) {
+		log->pend_records[cpu] += n;
+		log->records_dropped += n;
 		cpumask_set_cpu(cpu, log->pend_cpus);
 		return -ENOSPC;
 	}
-	pmclog_log_put(log, rec, h->length);
+	for (i = 0; i < n; i++)
+		pmclog_log_put(log, recs[i],
+			       ((const struct pmclog_header *)recs[i])->length);
 	return 0;
 }
 
+/* Append one record.  As pmclog_log_write_recs_locked(). */
+int pmclog_log_write_locked(struct pmclog_log *log, const void *rec)
+{
+	return pmclog_log_write_recs_locked(log, &rec, 1);
+}
+
 /*
- * Append @rec and @rec2 together, or drop both (two records counted): a
- * PCSAMPLE and its CALLCHAIN, which a reader pairs by their adjacency.
- * As pmclog_log_write_locked().
+ * Append @rec and @rec2 together, or drop both: a PCSAMPLE and its
+ * CALLCHAIN, which a reader pairs by their adjacency.
  */
 int pmclog_log_write_pair_locked(struct pmclog_log *log, const void *rec,
 				 const void *rec2)
 {
-	const struct pmclog_header *h = rec, *h2 = rec2;
-	unsigned int cpu = raw_smp_processor_id();
+	const void *recs[] = { rec, rec2 };
 
-	lockdep_assert_held(&log->lock);
-	if (log->closed)
-		return -EPIPE;
-	if (!cpumask_empty(log->pend_cpus))
-		pmclog_log_put_drops(log);
-	if (!cpumask_empty(log->pend_cpus) ||
-	    pmclog_log_free(log) < (u64)h->length + h2->length) {
-		log->pend_records[cpu] += 2;
-		log->records_dropped += 2;
-		cpumask_set_cpu(cpu, log->pend_cpus);
-		return -ENOSPC;
-	}
-	pmclog_log_put(log, rec, h->length);
-	pmclog_log_put(log, rec2, h2->length);
-	return 0;
+	return pmclog_log_write_recs_locked(log, recs, ARRAY_SIZE(recs));
 }
 
 /* As pmclog_log_write_locked(), taking the lock; then wakes the reader. */
