@@ -351,6 +351,23 @@ static void test_debug_link(void **state)
 	pmclog_strings__free(st);
 }
 
+/* The log in b through a memory reader into rp, then reported into rep. */
+static void report_log(const struct logbuf *b, struct pmclog_replay *rp,
+		       struct pmclog_report *rep)
+{
+	struct pmclog_reader *rd = pmclog_reader__new(NULL);
+	struct pmclog_record rec;
+
+	assert_non_null(rd);
+	pmclog_reader__feed(rd, b->data, b->len);
+	pmclog_reader__feed_eof(rd);
+	while (pmclog_reader__next(rd, &rec) == 1)
+		assert_int_equal(pmclog_replay__add(rp, &rec), 0);
+	pmclog_reader__free(rd);
+	assert_int_equal(pmclog_replay__run(rp, pmclog_report__sample, rep), 0);
+	assert_int_equal(pmclog_report__finish(rep), 0);
+}
+
 struct objs_run {
 	struct pmclog_strings *st;
 	struct pmclog_replay *rp;
@@ -375,8 +392,6 @@ static void objs_report(struct objs_run *r, const char *root, const char *path,
 	struct pmclog_report_opts o = {
 		.keys = { PMCLOG_SORT_SYM }, .nkeys = 1, .demangle = demangle,
 	};
-	struct pmclog_reader *rd = pmclog_reader__new(NULL);
-	struct pmclog_record rec;
 
 	memset(&b, 0, sizeof(b));
 	lb_initialize(&b);
@@ -395,13 +410,7 @@ static void objs_report(struct objs_run *r, const char *root, const char *path,
 	r->rp = pmclog_replay__new(r->st);
 	r->res = pmclog_resolver__new(r->st, &ro);
 	r->rep = pmclog_report__new(r->st, r->rp, r->res, &o);
-	pmclog_reader__feed(rd, b.data, b.len);
-	pmclog_reader__feed_eof(rd);
-	while (pmclog_reader__next(rd, &rec) == 1)
-		assert_int_equal(pmclog_replay__add(r->rp, &rec), 0);
-	pmclog_reader__free(rd);
-	assert_int_equal(pmclog_replay__run(r->rp, pmclog_report__sample, r->rep), 0);
-	assert_int_equal(pmclog_report__finish(r->rep), 0);
+	report_log(&b, r->rp, r->rep);
 }
 
 static void objs_free(struct objs_run *r)
@@ -839,8 +848,6 @@ static void test_compressed_module_kdir(void **state)
 		struct pmclog_replay *rp = pmclog_replay__new(st);
 		struct pmclog_resolver *res;
 		struct pmclog_report *rep;
-		struct pmclog_reader *rd = pmclog_reader__new(NULL);
-		struct pmclog_record rec;
 
 		snprintf(kdir, sizeof(kdir), "%s/kdir-%s", dir, exts[i]);
 		run("mkdir -p %s/kernel/fs && cp %s/kmod.ko.%s %s/kernel/fs/pm-test.ko.%s",
@@ -853,13 +860,7 @@ static void test_compressed_module_kdir(void **state)
 			  PMCLOG_MAP_F_KMODULE, "pm_test");
 		lb_pcsample(&b, 0, 1, 1, 0xffffffffc0000000ULL + a, 0);
 		lb_closelog(&b, 1, 0, 0);
-		pmclog_reader__feed(rd, b.data, b.len);
-		pmclog_reader__feed_eof(rd);
-		while (pmclog_reader__next(rd, &rec) == 1)
-			assert_int_equal(pmclog_replay__add(rp, &rec), 0);
-		pmclog_reader__free(rd);
-		assert_int_equal(pmclog_replay__run(rp, pmclog_report__sample, rep), 0);
-		assert_int_equal(pmclog_report__finish(rep), 0);
+		report_log(&b, rp, rep);
 		assert_int_equal(pmclog_report__nrows(rep), 1);
 		assert_string_equal(pmclog_report__row(rep, 0)->symbol, "kalpha");
 		pmclog_report__free(rep);
@@ -949,12 +950,10 @@ static void test_srcline(void **state)
 	snprintf(root, sizeof(root), "%s/root", dir);
 	for (int stripped = 0; stripped < 2; stripped++) {
 		struct pmclog_resolver_opts ro = { .root = stripped ? root : dir };
-		struct pmclog_reader *rd = pmclog_reader__new(NULL);
 		struct pmclog_strings *st = pmclog_strings__new();
 		struct pmclog_replay *rp = pmclog_replay__new(st);
 		struct pmclog_resolver *res = pmclog_resolver__new(st, &ro);
 		struct pmclog_report *rep = pmclog_report__new(st, rp, res, &o);
-		struct pmclog_record rec;
 
 		memset(&b, 0, sizeof(b));
 		lb_initialize(&b);
@@ -965,13 +964,7 @@ static void test_srcline(void **state)
 			lb_pcsample(&b, 0, 3, 3, BASE + offs[1], 1);
 		lb_pcsample(&b, 0, 3, 3, 0x1234, 1);	/* in no map: ??:0 */
 		lb_closelog(&b, 6, 0, 0);
-		pmclog_reader__feed(rd, b.data, b.len);
-		pmclog_reader__feed_eof(rd);
-		while (pmclog_reader__next(rd, &rec) == 1)
-			assert_int_equal(pmclog_replay__add(rp, &rec), 0);
-		pmclog_reader__free(rd);
-		assert_int_equal(pmclog_replay__run(rp, pmclog_report__sample, rep), 0);
-		assert_int_equal(pmclog_report__finish(rep), 0);
+		report_log(&b, rp, rep);
 		assert_int_equal(pmclog_report__nrows(rep), 3);
 		assert_string_equal(pmclog_report__row(rep, 0)->symbol, "hidden_fn");
 		assert_string_equal(pmclog_report__row(rep, 0)->srcline, want0);

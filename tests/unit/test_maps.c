@@ -503,6 +503,21 @@ static void test_kallsyms(void **state)
 	pmclog_strings__free(st);
 }
 
+
+/* kallsyms text read, then bounded by the /proc/modules text modules. */
+static struct pmclog_kallsyms *bounded_kallsyms(const char *text, const char *modules)
+{
+	struct pmclog_kallsyms *ks = NULL;
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+
+	assert_int_equal(pmclog_kallsyms__read(f, &ks), 0);
+	fclose(f);
+	f = fmemopen((void *)modules, strlen(modules), "r");
+	assert_int_equal(pmclog_kallsyms__bound(ks, f), 0);
+	fclose(f);
+	return ks;
+}
+
 /*
  * /proc/modules bounds each module's symbols: the last one ends with the
  * module's core, a symbol outside the core (init text freed, where the
@@ -521,17 +536,10 @@ static void test_kallsyms_bound(void **state)
 		"testmod 8192 0 - Live 0xffffffffc0001000 (OE)\n"
 		"hidden 4096 0 - Live 0x0000000000000000\n"
 		"garbage\n";
-	struct pmclog_kallsyms *ks = NULL;
-	FILE *f;
+	/* Unbounded, mod_last stretches to mod_init, mod_init up and on. */
+	struct pmclog_kallsyms *ks = bounded_kallsyms(text, modules);
 
 	(void)state;
-	f = fmemopen((void *)text, sizeof(text) - 1, "r");
-	assert_int_equal(pmclog_kallsyms__read(f, &ks), 0);
-	fclose(f);
-	/* Unbounded, mod_last stretches to mod_init, mod_init up and on. */
-	f = fmemopen((void *)modules, sizeof(modules) - 1, "r");
-	assert_int_equal(pmclog_kallsyms__bound(ks, f), 0);
-	fclose(f);
 	assert_true(pmclog_kallsyms__mark(ks, 0xffffffffc0002fffULL));	/* mod_last */
 	assert_false(pmclog_kallsyms__mark(ks, 0xffffffffc0003000ULL));	/* past the core */
 	assert_false(pmclog_kallsyms__mark(ks, 0xffffffffc0006010ULL));	/* mod_init */
@@ -556,16 +564,9 @@ static void test_kallsyms_stale(void **state)
 	static const char modules[] =
 		"oldmod 4096 0 - Live 0xffffffffc0001000 (OE)\n"
 		"newmod 8192 0 - Live 0xffffffffc0006000 (OE)\n";
-	struct pmclog_kallsyms *ks = NULL;
-	FILE *f;
+	struct pmclog_kallsyms *ks = bounded_kallsyms(text, modules);
 
 	(void)state;
-	f = fmemopen((void *)text, sizeof(text) - 1, "r");
-	assert_int_equal(pmclog_kallsyms__read(f, &ks), 0);
-	fclose(f);
-	f = fmemopen((void *)modules, sizeof(modules) - 1, "r");
-	assert_int_equal(pmclog_kallsyms__bound(ks, f), 0);
-	fclose(f);
 	assert_true(pmclog_kallsyms__mark(ks, 0xffffffffc0006030ULL));	/* new_busy */
 	assert_true(pmclog_kallsyms__mark(ks, 0xffffffffc0006060ULL));	/* new_write */
 	assert_false(pmclog_kallsyms__mark(ks, 0xffffffffc0001fffULL + 0x10));	/* past oldmod */
