@@ -21,7 +21,19 @@ struct copied {
 	__u8 size;			/* 0: no build-id, keyed by path */
 	__u8 id[PMCLOG_BUILD_ID_MAX];
 	char *path;			/* with size 0 */
+	/* The file it was read from (0: none), to know it again unread. */
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
 };
+
+/* Whether st is the file c was read from: no need to read it again. */
+static bool same_file(const struct copied *c, const struct stat *st)
+{
+	return c->ino && c->dev == st->st_dev && c->ino == st->st_ino &&
+	       c->mtime.tv_sec == st->st_mtim.tv_sec &&
+	       c->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
 
 struct pmclog_archive {
 	struct pmclog_tool tool;
@@ -135,7 +147,7 @@ static bool already(const struct pmclog_archive *a, const __u8 *id, int size,
 
 /* That build (size > 0), or that path, is done with: copied, or said. */
 static int remember(struct pmclog_archive *a, const __u8 *id, int size,
-		    const char *path)
+		    const char *path, const struct stat *st)
 {
 	struct copied *c;
 
@@ -143,6 +155,11 @@ static int remember(struct pmclog_archive *a, const __u8 *id, int size,
 		return -ENOMEM;
 	c = &a->copied[a->ncopied];
 	*c = (struct copied){ .size = (__u8)size };
+	if (st) {
+		c->dev = st->st_dev;
+		c->ino = st->st_ino;
+		c->mtime = st->st_mtim;
+	}
 	if (size)
 		memcpy(c->id, id, (size_t)size);
 	else if (!(c->path = strdup(path)))
@@ -194,7 +211,14 @@ static int archive_map(struct pmclog_archive *a, __u32 pid, __u64 start, __u64 e
 		a->stats.failed++;
 		pr_warn("archive: cannot copy %s: %s\n", path,
 			err == EINVAL ? "not a regular file" : strerror(err));
-		return remember(a, NULL, 0, path);
+		return remember(a, NULL, 0, path, NULL);
+	}
+	/* Every process maps libc: the same file is not read again. */
+	for (size_t i = 0; i < a->ncopied; i++) {
+		if (same_file(&a->copied[i], &st)) {
+			close(fd);
+			return 0;
+		}
 	}
 	size = pmclog_fd_build_id(fd, id);
 	if (already(a, id, size, path)) {
@@ -221,12 +245,12 @@ static int archive_map(struct pmclog_archive *a, __u32 pid, __u64 start, __u64 e
 		a->stats.failed++;
 		pr_warn("archive: cannot copy %s into %s: %s\n", path, a->dir,
 			strerror(-err));
-		return remember(a, NULL, 0, path);
+		return remember(a, NULL, 0, path, NULL);
 	}
 	a->stats.objects++;
 	a->stats.bytes += (__u64)st.st_size;
 	a->stats.from_path += from_path;
-	return remember(a, id, size, path);
+	return remember(a, id, size, path, &st);
 }
 
 static int on_map_in(struct pmclog_tool *tool, const struct pmclog_record *rec)
