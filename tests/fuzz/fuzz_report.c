@@ -456,19 +456,6 @@ static void check_gmon_map(const char *mapfile)
 	fclose(f);
 }
 
-struct both {
-	struct pmclog_report *rep;
-	struct pmclog_callgraph *cg;
-};
-
-static int both_sample(void *ctx, const struct pmclog_sample_loc *s)
-{
-	struct both *b = ctx;
-	int ret = pmclog_report__sample(b->rep, s);
-
-	return ret ? ret : pmclog_callgraph__sample(b->cg, s);
-}
-
 static char *printed(const struct pmclog_callgraph *cg, bool tree)
 {
 	char *text = NULL;
@@ -556,7 +543,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!cg)
 		fz_fail("out of memory");
 	fz_read_log(data + OPT_BYTES, size - OPT_BYTES, add_record, rp);
-	FZ_CHECK(!pmclog_replay__run(rp, both_sample, &(struct both){ rep, cg }),
+	FZ_CHECK(!pmclog_replay__run(rp, pmclog_callgraph__report_sample, cg),
 		 "replay failed");
 	if (data[1] & 8) {
 		char spec[16];

@@ -347,14 +347,6 @@ struct cg_run {
 	struct pmclog_callgraph *cg;
 };
 
-static int both(void *ctx, const struct pmclog_sample_loc *s)
-{
-	struct cg_run *c = ctx;
-	int ret = pmclog_report__sample(c->rep, s);
-
-	return ret ? ret : pmclog_callgraph__sample(c->cg, s);
-}
-
 static void cg_run(struct cg_run *c, struct logbuf *b, const struct pmclog_report_opts *o)
 {
 	struct pmclog_resolver_opts ro = { 0 };
@@ -370,7 +362,7 @@ static void cg_run(struct cg_run *c, struct logbuf *b, const struct pmclog_repor
 	while (pmclog_reader__next(r, &rec) == 1)
 		assert_int_equal(pmclog_replay__add(c->rp, &rec), 0);
 	pmclog_reader__free(r);
-	assert_int_equal(pmclog_replay__run(c->rp, both, c), 0);
+	assert_int_equal(pmclog_replay__run(c->rp, pmclog_callgraph__report_sample, c->cg), 0);
 	assert_int_equal(pmclog_report__finish(c->rep), 0);
 	assert_int_equal(pmclog_callgraph__finish(c->cg), 0);
 }

@@ -406,15 +406,6 @@ static int ctx_init(struct report_ctx *c, const struct report_args *a)
 	return EX_OSERR;
 }
 
-/* Each sample to the flat profile and, with its stack, to the callgraph. */
-static int on_sample(void *ctx, const struct pmclog_sample_loc *s)
-{
-	struct report_ctx *c = ctx;
-	int ret = pmclog_report__sample(c->rep, s);
-
-	return ret ? ret : pmclog_callgraph__sample(c->cg, s);
-}
-
 /* -G FILE: the callgraph tree there; "-" is standard output. */
 static int write_graph(struct report_ctx *c, const struct report_args *a)
 {
@@ -442,7 +433,7 @@ static int produce(struct report_ctx *c, const struct report_args *a)
 {
 	int ret;
 
-	if (pmclog_replay__run(c->replay, on_sample, c)) {
+	if (pmclog_replay__run(c->replay, pmclog_callgraph__report_sample, c->cg)) {
 		warnx("out of memory while replaying %s", a->input);
 		return EX_OSERR;
 	}

@@ -620,6 +620,14 @@ void pmclog_callgraph__print_tree(const struct pmclog_callgraph *cg, FILE *f)
 
 /* ------------------------------------------------------------------ */
 
+int pmclog_callgraph__report_sample(void *ctx, const struct pmclog_sample_loc *s)
+{
+	struct pmclog_callgraph *cg = ctx;
+	int ret = pmclog_report__sample(cg->rep, s);
+
+	return ret ? ret : pmclog_callgraph__sample(cg, s);
+}
+
 struct pmclog_callgraph *pmclog_callgraph__new(struct pmclog_report *rep)
 {
 	struct pmclog_callgraph *cg = calloc(1, sizeof(*cg));

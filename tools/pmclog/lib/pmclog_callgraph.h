@@ -6,8 +6,8 @@
  * callgraph tree.
  *
  *   pmclog_callgraph__new(report)
- *   pmclog_replay__run(replay, fn, ctx): fn calls pmclog_report__sample()
- *       and pmclog_callgraph__sample() for each sample
+ *   pmclog_replay__run(replay, pmclog_callgraph__report_sample, cg): each
+ *       sample to the report, then to the callgraph
  *   pmclog_report__finish(report), then pmclog_callgraph__finish()
  *   pmclog_callgraph__print_folded() / __print_tree()
  *
@@ -37,6 +37,13 @@ PMCLOG_API void pmclog_callgraph__free(struct pmclog_callgraph *cg);
 
 /* A pmclog_replay_sample_fn: ctx is the callgraph. */
 PMCLOG_API int pmclog_callgraph__sample(void *ctx, const struct pmclog_sample_loc *s);
+
+/*
+ * A pmclog_replay_sample_fn for both: the sample to the callgraph's report
+ * (pmclog_report__sample()), then to the callgraph.  ctx is the callgraph.
+ */
+PMCLOG_API int pmclog_callgraph__report_sample(void *ctx,
+					       const struct pmclog_sample_loc *s);
 
 /* Name the frames and build the trees; after pmclog_report__finish(). */
 PMCLOG_API int pmclog_callgraph__finish(struct pmclog_callgraph *cg);
