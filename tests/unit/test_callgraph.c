@@ -515,6 +515,59 @@ static void test_filters(void **state)
 	cg_free(&c);
 }
 
+/*
+ * --event keeps one PMC's profile, and its stacks alone: the callgraph
+ * dropped none of the others' (fuzz_report: more samples with stacks
+ * than the report counted).
+ */
+static void test_event_selected(void **state)
+{
+	static struct logbuf b;
+	const __u64 ua[] = { nm_value("prog", "hot") + 4, nm_value("prog", "path_a") + 9,
+			     nm_value("prog", "main") + 9 };
+	struct pmclog_resolver_opts ro = { 0 };
+	struct pmclog_reader *r;
+	struct pmclog_record rec;
+	struct cg_run c;
+	__u64 all;
+	(void)state;
+
+	memset(&b, 0, sizeof(b));
+	program_log(&b, 0);
+	b.len -= sizeof(struct pmclog_closelog);	/* the second PMC before it */
+	lb_pmcallocate(&b, 2, PMCLOG_EV_CPU_CLOCK, PMCLOG_PMC_F_FREQ | PMCLOG_PMC_F_CALLCHAIN,
+		       100, "cpu-clock");
+	for (int i = 0; i < 3; i++) {
+		size_t off = lb_sample_stack(&b, 0, 3, ua[0], 1, NULL, 0, ua, 3);
+
+		lb_header(&b, off)->pmcid = 2;
+		lb_header(&b, off + lb_header(&b, off)->length)->pmcid = 2;
+	}
+	lb_closelog(&b, 43, 0, 0);
+	cg_run(&c, &b, &dso_sym);
+	all = pmclog_callgraph__samples(c.cg);
+	cg_free(&c);
+
+	r = reader_of(&b);
+	c.st = pmclog_strings__new();
+	c.rp = pmclog_replay__new(c.st);
+	c.res = pmclog_resolver__new(c.st, &ro);
+	c.rep = pmclog_report__new(c.st, c.rp, c.res, &dso_sym);
+	c.cg = pmclog_callgraph__new(c.rep);
+	assert_non_null(c.cg);
+	while (pmclog_reader__next(r, &rec) == 1)
+		assert_int_equal(pmclog_replay__add(c.rp, &rec), 0);
+	pmclog_reader__free(r);
+	assert_int_equal(pmclog_replay__run(c.rp, pmclog_callgraph__report_sample, c.cg), 0);
+	assert_int_equal(pmclog_report__select(c.rep, "2"), 0);
+	assert_int_equal(pmclog_report__finish(c.rep), 0);
+	assert_int_equal(pmclog_callgraph__finish(c.cg), 0);
+	assert_int_equal(pmclog_callgraph__samples(c.cg), 3);
+	assert_true(all > 3);
+	assert_int_equal(pmclog_report__stats(c.rep)->samples, 3);
+	cg_free(&c);
+}
+
 /* A log without stacks: nothing in the callgraph, nothing printed. */
 static void test_no_stacks(void **state)
 {
@@ -547,6 +600,7 @@ int main(void)
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_no_stacks),
+		cmocka_unit_test(test_event_selected),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -422,9 +422,16 @@ int pmclog_callgraph__finish(struct pmclog_callgraph *cg)
 		ret = name_key(cg, &cg->keys[i]);
 	for (size_t i = 0; i < cg->nstacks && !ret; i++) {
 		const struct stack *s = &cg->stacks[i];
-		struct graph *g = graph_of(cg, s->pmcid);
-		__u32 comm = comm_func(cg, s->pid);
+		struct graph *g;
+		__u32 comm;
 
+		/* The stacks of an event the report left out (--event) go too. */
+		if (!pmclog_report__pmc_kept(cg->rep, s->pmcid)) {
+			cg->samples -= s->count;
+			continue;
+		}
+		g = graph_of(cg, s->pmcid);
+		comm = comm_func(cg, s->pid);
 		if (!g || comm == NONE || PMCLOG_GROW(funcs, funcs_cap, (size_t)s->n + 1)) {
 			ret = -ENOMEM;
 			break;

@@ -343,6 +343,8 @@ struct pmclog_frame_name {
 
 bool pmclog_report__wanted(const struct pmclog_report *rep,
 			   const struct pmclog_sample_loc *s);
+/* After pmclog_report__finish(): whether PMC pmcid has a profile (--event). */
+bool pmclog_report__pmc_kept(const struct pmclog_report *rep, __u32 pmcid);
 int pmclog_report__frame_name(struct pmclog_report *rep, struct pmclog_object *obj,
 			      __u64 addr, bool user, bool hidden,
 			      struct pmclog_frame_name *out);
