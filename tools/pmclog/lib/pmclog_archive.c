@@ -168,17 +168,6 @@ static int remember(struct pmclog_archive *a, const __u8 *id, int size,
 	return 0;
 }
 
-/* DIR/.build-id/NN/REST of the build id (size bytes). */
-static int build_id_path(const struct pmclog_archive *a, const __u8 *id, int size,
-			 char *buf, size_t len)
-{
-	size_t k = (size_t)snprintf(buf, len, "%s/.build-id/%02x/", a->dir, id[0]);
-
-	for (int i = 1; i < size && k < len; i++)
-		k += (size_t)snprintf(buf + k, len - k, "%02x", id[i]);
-	return k < len ? 0 : -ENAMETOOLONG;
-}
-
 /*
  * The file of the MAP_IN of pid at [start, end) named path: into the
  * archive, unless that build (or that path, without a build-id) is there.
@@ -233,7 +222,7 @@ static int archive_map(struct pmclog_archive *a, __u32 pid, __u64 start, __u64 e
 		have_dst = !err;
 	}
 	if (!err && size) {
-		err = build_id_path(a, id, size, byid, sizeof(byid));
+		err = pmclog_build_id_path(byid, sizeof(byid), a->dir, id, (size_t)size);
 		if (!err)
 			err = make_parents(byid, strlen(a->dir) + 1);
 		/* One copy where one will do; none if an earlier run made it. */

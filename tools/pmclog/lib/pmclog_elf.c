@@ -979,11 +979,24 @@ fail:
 	return ret;
 }
 
-static void hex(char *out, const __u8 *b, size_t n)
+void pmclog_hex(char *buf, size_t len, const __u8 *id, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", b[i]);
-	out[2 * n] = '\0';
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && k + 3 <= len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%02x", id[i]);
+}
+
+int pmclog_build_id_path(char *buf, size_t len, const char *dir, const __u8 *id,
+			 size_t n)
+{
+	char h[2 * PMCLOG_ELF_BUILD_ID_MAX + 1];
+	int k;
+
+	pmclog_hex(h, sizeof(h), id, n);
+	k = snprintf(buf, len, "%s/.build-id/%.2s/%s", dir, h, h + 2);
+	return k < 0 || (size_t)k >= len ? -ENAMETOOLONG : 0;
 }
 
 /* ROOT/usr/lib/debug/.build-id/NN/REST.debug */
@@ -995,7 +1008,7 @@ static int debug_by_build_id(struct elf_ctx *c, const struct pmclog_elf_opts *o,
 
 	if (c->out->build_id_len < 2)
 		return -ENOENT;
-	hex(idhex, c->out->build_id, c->out->build_id_len);
+	pmclog_hex(idhex, sizeof(idhex), c->out->build_id, c->out->build_id_len);
 	snprintf(path, plen, "%s" DEBUGDIR "/.build-id/%.2s/%s.debug",
 		 o->root ? o->root : "", idhex, idhex + 2);
 	return debug_try(c, path, NULL, d, notes, nlen);

@@ -52,6 +52,16 @@ bool pmclog_opts_valid(const void *opts, size_t known);
  */
 int pmclog_fd_build_id(int fd, __u8 *id);
 
+/* The n bytes of id in lowercase hex, NUL-terminated, cut to fit len. */
+void pmclog_hex(char *buf, size_t len, const __u8 *id, size_t n);
+
+/*
+ * DIR/.build-id/NN/REST of build id (n bytes, n >= 1) into buf, as perf's
+ * build-id cache and pmclog_archive lay builds out.  0, or -ENAMETOOLONG.
+ */
+int pmclog_build_id_path(char *buf, size_t len, const char *dir, const __u8 *id,
+			 size_t n);
+
 /* Return -err with errno set to err (libbpf's libbpf_err()). */
 static inline int pmclog_err(int err)
 {

@@ -32,7 +32,6 @@ struct pending_sym {
 
 /* A recorder's BUILDID (of START's kernel maps), waiting for its MAP_IN. */
 struct pending_bid {
-	__u32 pid;
 	__u64 start;
 	__u8 size;
 	__u8 id[PMCLOG_BUILD_ID_MAX];
@@ -344,7 +343,7 @@ static int on_buildid(struct pmclog_tool *tool, const struct pmclog_record *rec)
 	if (PMCLOG_GROW(r->pending_bids, r->pending_bids_cap, r->npending_bids + 1))
 		return -ENOMEM;
 	p = &r->pending_bids[r->npending_bids++];
-	*p = (struct pending_bid){ .pid = b->pid, .start = b->start, .size = b->size };
+	*p = (struct pending_bid){ .start = b->start, .size = b->size };
 	memcpy(p->id, b->build_id, b->size);
 	return 0;
 }
@@ -498,7 +497,6 @@ static int on_pcsample(struct pmclog_tool *tool, const struct pmclog_record *rec
 	const struct pmclog_map *e = NULL;
 	int ret;
 
-	loc.pmcid = rec->pmcid;
 	r->stats.samples++;
 	if (loc.user)
 		r->stats.samples_user++;

@@ -336,15 +336,6 @@ static void describe(struct obj_priv *p, const struct loaded *l)
 #undef PUT
 }
 
-static void hex(char *buf, size_t len, const __u8 *id, size_t n)
-{
-	size_t k = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < n && k + 3 <= len; i++)
-		k += (size_t)snprintf(buf + k, len - k, "%02x", id[i]);
-}
-
 /*
  * Whether l is the build of obj that the log mapped: its build-id is the
  * log's (BUILDID), or one of them is not known.  If not, obj is not named
@@ -372,8 +363,8 @@ static bool same_build(const struct pmclog_object *obj, struct obj_priv *p,
 	if (build_matches(obj, l))
 		return true;
 	id = pmclog_elf__build_id(l->elf, &len);
-	hex(want, sizeof(want), obj->build_id, obj->build_id_size);
-	hex(got, sizeof(got), id, len);
+	pmclog_hex(want, sizeof(want), obj->build_id, obj->build_id_size);
+	pmclog_hex(got, sizeof(got), id, len);
 	p->state = PMCLOG_OBJST_NOTFOUND;
 	snprintf(p->detail, sizeof(p->detail),
 		 "%s has build-id %s, the log's is %s: another build, not used",
@@ -387,14 +378,12 @@ static bool same_build(const struct pmclog_object *obj, struct obj_priv *p,
 static struct loaded *load_by_build_id(struct pmclog_resolver *res,
 				       struct pmclog_object *obj)
 {
-	char path[4096], id[2 * PMCLOG_BUILD_ID_MAX + 1];
+	char path[4096];
 	struct loaded *l;
 
-	if (!obj->build_id_size || !res->root[0])
-		return NULL;
-	hex(id, sizeof(id), obj->build_id, obj->build_id_size);
-	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", res->root, id, id + 2);
-	if (access(path, F_OK))
+	if (!obj->build_id_size || !res->root[0] ||
+	    pmclog_build_id_path(path, sizeof(path), res->root, obj->build_id,
+				 obj->build_id_size) || access(path, F_OK))
 		return NULL;
 	l = load_cached(res, path, false, obj->path);
 	return l && !l->err ? l : NULL;
