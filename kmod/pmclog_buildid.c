@@ -133,8 +133,8 @@ static void pmclog_buildid_phdr(const void *ph, bool is64, unsigned int i,
  * PMCLOG_SCRATCH_SIZE bytes of scratch.  Any context but NMI.  False when
  * it has none, is not ELF, or the pages holding it are not cached.
  */
-bool pmclog_buildid_of_file(struct file *file, void *buf,
-			    struct pmclog_build_id *id)
+static bool pmclog_buildid_of_file(struct file *file, void *buf,
+				   struct pmclog_build_id *id)
 {
 	struct address_space *mapping = file->f_mapping;
 	loff_t isize = i_size_read(file_inode(file));

@@ -317,8 +317,6 @@ struct pmclog_build_id {
 };
 
 struct module;
-bool pmclog_buildid_of_file(struct file *file, void *buf,
-			    struct pmclog_build_id *id);
 void pmclog_buildid_log_file(struct pmclog_log *log, struct file *file,
 			     void *buf, u32 pid, u64 start, unsigned int cpu,
 			     u64 tstamp);
