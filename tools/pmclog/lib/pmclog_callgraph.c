@@ -556,6 +556,22 @@ void pmclog_callgraph__print_folded(const struct pmclog_callgraph *cg, FILE *f)
 }
 
 /*
+ * The event of PMC pmcid as the text report's sections name it: its
+ * profile's label ("cpu-clock", "NAME#ID" when two PMCs share the name);
+ * NULL when the log has no PMCALLOCATE for it.
+ */
+static const char *graph_label(const struct pmclog_callgraph *cg, __u32 pmcid)
+{
+	const struct pmclog_report *rep = cg->rep;
+	const struct pmclog_profile *p;
+
+	if (pmcid >= PMCLOG_PMCIDS || rep->prof_of[pmcid] < 0)
+		return NULL;
+	p = &rep->profs[rep->prof_of[pmcid]];
+	return p->pmc ? p->label : NULL;
+}
+
+/*
  * pmcstat's line: depth spaces, the percentage of the parent's samples,
  * " [count] " in 12 columns, depth spaces, the function, and " @ object"
  * when the object is not the line above's.
@@ -596,14 +612,13 @@ static void tree_node(const struct pmclog_callgraph *cg, __u32 node, int depth,
 static void tree_print(const struct pmclog_callgraph *cg, const struct graph *g,
 		       __u32 root, const char *what, FILE *f)
 {
-	const struct pmclog_replay_stats *st = pmclog_replay__stats(cg->rep->replay);
+	const char *label = graph_label(cg, g->pmcid);
 	size_t n;
 	__u32 *tops = children(cg, root, &n, by_count);
 
-	/* The replay knows one event's name: with several, their ids. */
-	if (cg->ngraphs == 1 && st->event) {
+	if (label) {
 		fputs("@ ", f);
-		pmclog_report__put_field(f, st->event, "");
+		pmclog_report__put_field(f, label, "");
 	} else {
 		fprintf(f, "@ pmc %u", g->pmcid);
 	}
@@ -623,6 +638,64 @@ void pmclog_callgraph__print_tree(const struct pmclog_callgraph *cg, FILE *f)
 		tree_print(cg, &cg->graphs[g], cg->graphs[g].callers, "", f);
 		tree_print(cg, &cg->graphs[g], cg->graphs[g].callees, " callees", f);
 	}
+}
+
+/*
+ * The folded tree as JSON, for pmclog flamegraph: the same nodes as the
+ * folded lines (comm, then outermost to leaf), children in name order.
+ */
+static void flame_node(const struct pmclog_callgraph *cg, __u32 node, FILE *f)
+{
+	const struct node *nd = &cg->nodes[node];
+	const struct func *fn = &cg->funcs[nd->func];
+	__u32 *kids;
+	size_t n;
+
+	fputs("{\"name\":", f);
+	pmclog_json_str(f, fn->label, true);
+	fputs(",\"object\":", f);
+	pmclog_json_str(f, fn->object, true);
+	fprintf(f, ",\"kind\":\"%s\",\"value\":%llu,\"self\":%llu,\"children\":[",
+		!fn->object ? "process" : fn->kernel ? "kernel" : "user",
+		(unsigned long long)nd->count, (unsigned long long)nd->self);
+	kids = children(cg, node, &n, by_name);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputc(',', f);
+		flame_node(cg, kids[i], f);
+	}
+	free(kids);
+	fputs("]}", f);
+}
+
+void pmclog_callgraph__print_flame_json(const struct pmclog_callgraph *cg, FILE *f)
+{
+	fputs("{\"format\":\"pmclog-flamegraph\",\"version\":1,\"events\":[", f);
+	for (size_t g = 0; g < cg->ngraphs; g++) {
+		const struct graph *gr = &cg->graphs[g];
+		const char *label = graph_label(cg, gr->pmcid);
+		char buf[32];
+		__u32 *comms;
+		size_t n;
+
+		if (!label) {
+			snprintf(buf, sizeof(buf), "pmc %u", gr->pmcid);
+			label = buf;
+		}
+		fprintf(f, "%s\n{\"pmcid\":%u,\"label\":", g ? "," : "", gr->pmcid);
+		pmclog_json_str(f, label, true);
+		fprintf(f, ",\"samples\":%llu,\"root\":{\"name\":\"all\",\"object\":null,"
+			"\"kind\":\"root\",\"value\":%llu,\"self\":0,\"children\":[",
+			(unsigned long long)gr->samples, (unsigned long long)gr->samples);
+		comms = children(cg, gr->folded, &n, by_name);
+		for (size_t i = 0; i < n; i++) {
+			fputs(i ? ",\n" : "\n", f);
+			flame_node(cg, comms[i], f);
+		}
+		free(comms);
+		fputs("]}}", f);
+	}
+	fputs("\n]}\n", f);
 }
 
 /* ------------------------------------------------------------------ */

@@ -359,5 +359,7 @@ int pmclog_report__frame_name(struct pmclog_report *rep, struct pmclog_object *o
 			      __u64 addr, bool user, bool hidden,
 			      struct pmclog_frame_name *out);
 void pmclog_report__put_field(FILE *f, const char *s, const char *sep);
+/* s as a JSON string (pmclog_report_fmt.c); html: safe inside <script>. */
+void pmclog_json_str(FILE *f, const char *s, bool html);
 
 #endif /* PMCLOG_INTERNAL_H */
