@@ -5,7 +5,8 @@
 # pmclog record -g: the stacks of the samples (CALLCHAIN).  callpaths'
 # main() calls path_a() and path_b(), each the same hot(), path_a() with
 # twice the work: both paths show under hot() with about their shares,
-# in report --format folded and in -G's callgraph tree.  A read(2) loop's
+# in report --format folded, in -G's callgraph tree and in the data of
+# pmclog flamegraph's page.  A read(2) loop's
 # kernel samples carry their user frames (the user side outermost); the
 # test module's busy function shows under its write(2) path; the same
 # paths in system mode (-a).  A log without -g has no CALLCHAIN (its size
@@ -82,6 +83,68 @@ in_band "${gb:-x}" 15 45 "-G: path_b is hot's caller for about 1/3 of its sample
 mains=$(awk '/ hot @ / { t = 1; next } t && !NF { exit }
 	t && /^  [0-9.]+% +\[[0-9]+\] +main$/ { n++ } END { print n + 0 }' "$OUT/cp.graph")
 is "$mains" 2 "-G: main calls both paths"
+
+# ------------------------------------------------------------------
+# The flame graph of the same log: its embedded data, read back with awk
+# (no browser here; tests/unit/check_flamegraph.sh renders one), has the
+# frames of the folded stacks with the same samples.
+
+# flame_paths HTML: "EVENT PATH SAMPLES" for each frame of the page's
+# data (pmclog_callgraph__print_flame_json()): PATH as folded's, without
+# its "_[k]" suffixes.
+flame_paths() {
+	awk '/<script type="application\/json" id="pmclog-data">/ { on = 1; sub(/.*id="pmclog-data">/, "") }
+	on { i = index($0, "</script>"); if (i) { data = data substr($0, 1, i - 1); on = 0 } else data = data $0 }
+	END {
+		s = data; d = 0; ev = 0
+		while (s != "") {
+			o = match(s, /\{"name":"([^"\\]|\\.)*"/); p = RSTART; l = RLENGTH
+			c = index(s, "]}")
+			if (o && (!c || p < c)) {
+				path[d] = substr(s, p + 9, l - 10)
+				s = substr(s, p + l)
+				match(s, /"value":[0-9]+/)
+				if (d == 0) ev++
+				if (d > 0) {
+					line = path[1]
+					for (j = 2; j <= d; j++) line = line ";" path[j]
+					print ev, line, substr(s, RSTART + 8, RLENGTH - 8)
+				}
+				d++
+			} else if (c) {
+				d--; s = substr(s, c + 2)
+			} else s = ""
+		}
+	}' "$1"
+}
+# flame_with PATHS SUFFIX: samples of the frames whose path ends with SUFFIX.
+flame_with() {
+	awk -v s="$2" 'length($2) >= length(s) && substr($2, length($2) - length(s) + 1) == s { n += $3 }
+		END { print n + 0 }' "$1"
+}
+
+bounded 60 pmclog flamegraph -q -i "$OUT/cp.pmclog" -o "$OUT/cp.html" 2>"$OUT/cp-flame.err"
+is "$?" 0 "flamegraph of the -g log exits 0" || diag "$(tail -n 3 "$OUT/cp-flame.err")"
+flame_paths "$OUT/cp.html" >"$OUT/cp.flame"
+fa=$(flame_with "$OUT/cp.flame" ";main;path_a;hot")
+fb=$(flame_with "$OUT/cp.flame" ";main;path_b;hot")
+fpa=$(flame_with "$OUT/cp.flame" ";main;path_a")
+fpb=$(flame_with "$OUT/cp.flame" ";main;path_b")
+fmain=$(flame_with "$OUT/cp.flame" ";main")
+ftotal=$(awk -F' ' 'index($2, ";") == 0 { n += $3 } END { print n + 0 }' "$OUT/cp.flame")
+diag "flame graph: $ftotal samples; main $fmain, main;path_a $fpa (hot $fa), main;path_b $fpb (hot $fb); $(wc -l <"$OUT/cp.flame") frames, $(wc -c <"$OUT/cp.html") bytes"
+is "$ftotal" "$total" "flame graph: its processes hold the folded stacks' samples"
+is "$fa" "$a" "flame graph: main;path_a;hot has folded's samples"
+is "$fb" "$b" "flame graph: main;path_b;hot has folded's samples"
+at_least "$fmain" $((a + b)) "flame graph: main holds both paths"
+at_least "$fpa" "$fa" "flame graph: path_a holds its hot"
+at_least "$fpb" "$fb" "flame graph: path_b holds its hot"
+if [ "$ftotal" -gt 0 ]; then
+	in_band $((fa * 100 / ftotal)) 50 85 "flame graph: main;path_a;hot about 2/3 of the samples (percent)"
+	in_band $((fb * 100 / ftotal)) 15 45 "flame graph: main;path_b;hot about 1/3 of the samples (percent)"
+fi
+ext=$(grep -Eic '<script[^>]+src|<link|https?:' "$OUT/cp.html")
+is "$ext" 0 "flame graph: the page refers to nothing outside it"
 
 # ------------------------------------------------------------------
 # System mode: every process's stacks, callpaths' among them
