@@ -100,8 +100,13 @@ static int parse_pids(void *args, const char *s)
 	return parse_pid_list(s, a->pids, MAX_PIDS, &a->opts);
 }
 
+/* Formats of the callgraph rather than of the report's table. */
+#define FORMAT_CHROME_TRACE	"chrome-trace"
+
 static bool known_format(const char *name)
 {
+	if (!strcmp(name, FORMAT_CHROME_TRACE))
+		return true;
 	for (const char *const *f = pmclog_report__formats(); *f; f++)
 		if (!strcmp(*f, name))
 			return true;
@@ -123,7 +128,7 @@ static int set_format(struct report_args *a, const char *spelled, const char *na
 static int parse_format(void *args, const char *arg)
 {
 	if (!known_format(arg)) {
-		warnx("--format %s: expected text, json or folded", arg);
+		warnx("--format %s: expected text, json, folded or chrome-trace", arg);
 		return EX_USAGE;
 	}
 	return set_format(args, "--format", arg);
@@ -192,10 +197,12 @@ const struct cmd_usage report_usage = {
 			   "only the profile of this event: its PMC id, its name\n"
 			   "as recorded, or its label (NAME#ID); default: one\n"
 			   "profile per event"),
-		OPT_CALLBACK(0, "format", "text|json|folded", parse_format,
+		OPT_CALLBACK(0, "format", "text|json|folded|chrome-trace", parse_format,
 			     "a table (the default), JSON profiles and\n"
 			     "statistics, or folded rows (the samples' stacks\n"
-			     "when the log was recorded with -g)"),
+			     "when the log was recorded with -g); chrome-trace:\n"
+			     "the samples and maps over time, a Chrome trace\n"
+			     "(JSON) for Perfetto or chrome://tracing"),
 		OPT_CALLBACK(0, "stdio", NULL, parse_stdio,
 			     "the table on standard output, as perf's --stdio:\n"
 			     "--format text"),
@@ -362,6 +369,8 @@ static int produce(struct report_ctx *c, const struct report_args *a)
 		return ret;
 	if (a->graph_file && !strcmp(a->graph_file, "-"))
 		;	/* the callgraph is the output */
+	else if (!strcmp(a->format, FORMAT_CHROME_TRACE))
+		pmclog_callgraph__print_chrome_trace(c->cg, stdout);
 	else if (!strcmp(a->format, "folded") && pmclog_callgraph__samples(c->cg))
 		pmclog_callgraph__print_folded(c->cg, stdout);
 	else
@@ -388,6 +397,8 @@ int cmd_report(int argc, char **argv)
 	if (ret)
 		return ret == PARSE_OPTIONS_HELP ? EX_OK : ret;
 	ret = ctx_init(&c, &a);
+	if (!ret && !strcmp(a.format, FORMAT_CHROME_TRACE))
+		pmclog_callgraph__keep_timeline(c.cg);
 	if (!ret)
 		ret = replay_log(a.input, c.replay, "in the profile above", &end);
 	if (!ret)

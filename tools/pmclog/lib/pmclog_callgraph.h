@@ -88,6 +88,33 @@ PMCLOG_API void pmclog_callgraph__print_tree(const struct pmclog_callgraph *cg, 
 PMCLOG_API void pmclog_callgraph__print_flame_json(const struct pmclog_callgraph *cg,
 						   FILE *f);
 
+/*
+ * libpmclog 1.1: keep every sample the report keeps (with a stack or
+ * without) and every MAP_IN and MAP_OUT, in replay order, for
+ * pmclog_callgraph__print_chrome_trace().  Call before
+ * pmclog_replay__run(): it sets the replay's record function
+ * (pmclog_replay__set_record_fn()).  0.
+ */
+PMCLOG_API int pmclog_callgraph__keep_timeline(struct pmclog_callgraph *cg);
+
+/*
+ * After pmclog_callgraph__finish(), the timeline as a Chrome trace (the
+ * Trace Event Format's JSON object form, which Perfetto and
+ * chrome://tracing import): "traceEvents" holds process_name and
+ * thread_name metadata ("M") for each pid and tid (comm, as folded's;
+ * pid 0 is also where the kernel's maps go), then in time order each
+ * sample as a thread-scoped instant ("i", "s": "t") named by its
+ * function, args {object, event (the -G tree's label), kernel, cpu}, and
+ * with a stack "sf" naming its leaf in "stackFrames" ({name, category:
+ * the object, parent}); each MAP_IN and MAP_OUT as a process-scoped
+ * instant ("MAP_IN libfoo.so"), a module's load and unload (pid -1
+ * after START) as global ones ("module load NAME", cat "module"), args
+ * {path, start, end, initial, cpu}.  "ts" is microseconds after
+ * INITIALIZE.  -EINVAL (errno too) without keep_timeline().
+ */
+PMCLOG_API int pmclog_callgraph__print_chrome_trace(const struct pmclog_callgraph *cg,
+						    FILE *f);
+
 #ifdef __cplusplus
 }
 #endif
