@@ -168,12 +168,10 @@ static int ctx_init(struct flamegraph_ctx *c, const struct flamegraph_args *a)
 	return EX_OSERR;
 }
 
-/* The page with the data in place of its marker. */
-static void write_page(const struct pmclog_callgraph *cg, FILE *f)
+/* The page with the data in place of its marker (which mark points to). */
+static void write_page(const struct pmclog_callgraph *cg, const char *mark, FILE *f)
 {
 	size_t len = (size_t)(pmclog_flamegraph_html_end - pmclog_flamegraph_html);
-	const char *mark = memmem(pmclog_flamegraph_html, len, DATA_MARKER,
-				  sizeof(DATA_MARKER) - 1);
 	size_t head = (size_t)(mark - pmclog_flamegraph_html);
 	size_t tail = head + sizeof(DATA_MARKER) - 1;
 
@@ -184,14 +182,22 @@ static void write_page(const struct pmclog_callgraph *cg, FILE *f)
 
 static int write_output(const struct flamegraph_ctx *c, const struct flamegraph_args *a)
 {
+	size_t len = (size_t)(pmclog_flamegraph_html_end - pmclog_flamegraph_html);
+	const char *mark = memmem(pmclog_flamegraph_html, len, DATA_MARKER,
+				  sizeof(DATA_MARKER) - 1);
 	bool to_stdout = !strcmp(a->output, "-");
-	FILE *f = to_stdout ? stdout : fopen(a->output, "w");
+	FILE *f;
 
+	if (!mark) {
+		warnx("this pmclog was built with a flamegraph.html without its data marker");
+		return EX_SOFTWARE;
+	}
+	f = to_stdout ? stdout : fopen(a->output, "w");
 	if (!f) {
 		warn("-o %s", a->output);
 		return EX_CANTCREAT;
 	}
-	write_page(c->cg, f);
+	write_page(c->cg, mark, f);
 	if (to_stdout ? fflush(f) || ferror(f) : ferror(f) | fclose(f)) {
 		warn("%s: cannot write the flame graph", to_stdout ? "standard output" : a->output);
 		if (!to_stdout)
