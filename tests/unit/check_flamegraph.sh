@@ -10,7 +10,8 @@
 # event.  The interactions go through the page's own handlers: the URL
 # fragment dispatches the click on a frame (zoom), the input event of the
 # search box and the change event of the event switch, as a user's mouse
-# and keys do; the DOM then shows what they did.  Prints TAP; exits 1
+# and keys do; the DOM then shows what they did.  Also report --format
+# chrome-trace of the same log, through a JSON parser.  Prints TAP; exits 1
 # when a test fails, 0 with a SKIP line when chromium is not installed.
 #
 #   check_flamegraph.sh PMCLOG MKLOG
@@ -224,6 +225,21 @@ expect "search (input) marks hot and says its share" "search=hot" \
 expect "search within a zoom counts the whole event's matches" \
 	"zoom=prog%3Bmain%3Bpath_b&search=path" search path 30 \
 	"Matched: 85.71% (30 of 35 samples)"
+
+# The same log over time, from the command line: report --format
+# chrome-trace is JSON (python3's parser), every sample an event of its
+# thread with its stack.
+if out=$("$pmclog" report -q --format chrome-trace "$tmp/log" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+s = [e for e in d["traceEvents"] if e.get("cat") == "sample"]
+print(len(s), sum("sf" in e and e["sf"] in d["stackFrames"] for e in s),
+      sorted(set(e["args"]["event"] for e in s)))') &&
+   [[ $out == "41 41 ['cpu-clock', 'instructions']" ]]; then
+	ok "report --format chrome-trace: JSON, 41 samples with their stacks, both events"
+else
+	not_ok "report --format chrome-trace: JSON, 41 samples with their stacks, both events (got '$out')"
+fi
 
 echo "1..$n"
 [[ $failed == 0 ]]

@@ -5,8 +5,9 @@
  * go to a replay (pmclog_replay.h), its samples to a report
  * (pmclog_report.h) that names them through a resolver
  * (pmclog_resolve.h), and their stacks (-g logs) to a callgraph
- * (pmclog_callgraph.h: --format folded, -G); this file parses options
- * and says how the log ended.
+ * (pmclog_callgraph.h: --format folded, -G; and the timeline of
+ * --format chrome-trace); this file parses options and says how the log
+ * ended.
  *
  * Exit status: how the log ended, as for dump (log_end_of(), util.c):
  * 0 for a complete log; EX_PROTOCOL when it is cut short (no CLOSELOG,

@@ -3,7 +3,9 @@
  * What the commands share: how libpmclog's messages are printed, the
  * exit status of a device that did not open, how a log's records ran
  * out and the exit status each way gives (the table of pmclog(1)'s EXIT
- * STATUS, the same for dump and report), and the one log they read.
+ * STATUS, the same for dump and report), the one log they read (and its
+ * replay, for report and flamegraph), and the --pid and --time options
+ * of both.
  */
 #include <err.h>
 #include <errno.h>
