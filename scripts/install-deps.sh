@@ -23,11 +23,13 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 
 # clang builds the libFuzzer targets (tests/fuzz); libFuzzer itself is in
 # libclang-rt-dev, which clang only recommends.  python3's json module
-# parses the report's JSON in the unit tests.
+# parses the report's JSON in the unit tests.  chromium loads pmclog
+# flamegraph's page in tests/unit/check_flamegraph.sh.
 base_packages=(
 	build-essential gcc make pkg-config
 	libelf-dev libdw-dev zlib1g-dev liblzma-dev libzstd-dev libiberty-dev libdebuginfod-dev
 	libcmocka-dev python3
+	chromium
 	clang libclang-rt-dev
 	qemu-system-x86 busybox-static cpio xz-utils zstd kmod dkms
 )

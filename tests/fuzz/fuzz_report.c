@@ -30,7 +30,8 @@
  * is JSON and valid UTF-8; the gprof map names each file once, and each
  * is a gmon histogram of a sound range.  The callgraph of the stacks
  * (CALLCHAIN): its folded lines add up to its samples, none with an empty
- * frame, and its tree says how many.
+ * frame, and its tree says how many; the flame graph's data and the
+ * chrome trace are JSON, the former without <, > or &.
  */
 #include <limits.h>
 
@@ -373,10 +374,13 @@ static bool json_members(const char **p, char close, bool keyed, int depth)
 	}
 }
 
+/* How deep a value may nest: the report's JSON, or a tree of stacks. */
+static int json_depth_limit = 16;
+
 static bool json_value(const char **p, int depth)
 {
 	json_ws(p);
-	if (depth > 16)
+	if (depth > json_depth_limit)
 		return false;
 	switch (**p) {
 	case '{':
@@ -403,14 +407,20 @@ static bool json_value(const char **p, int depth)
 	}
 }
 
-static void check_json(const char *out)
+static void check_json_of(const char *what, const char *out, int depth_limit)
 {
 	const char *p = out;
 
-	FZ_CHECK(json_value(&p, 0), "--format json: not JSON at byte %zu:\n%s",
+	json_depth_limit = depth_limit;
+	FZ_CHECK(json_value(&p, 0), "%s: not JSON at byte %zu:\n%s", what,
 		 (size_t)(p - out), out);
 	json_ws(&p);
-	FZ_CHECK(!*p, "--format json: bytes after the value at %zu", (size_t)(p - out));
+	FZ_CHECK(!*p, "%s: bytes after the value at %zu", what, (size_t)(p - out));
+}
+
+static void check_json(const char *out)
+{
+	check_json_of("--format json", out, 16);
 }
 
 static void check_formats(const struct pmclog_report *rep,
@@ -456,7 +466,9 @@ static void check_gmon_map(const char *mapfile)
 	fclose(f);
 }
 
-static char *printed(const struct pmclog_callgraph *cg, bool tree)
+enum cg_output { CG_FOLDED, CG_TREE, CG_FLAME, CG_TRACE };
+
+static char *printed(const struct pmclog_callgraph *cg, enum cg_output what)
 {
 	char *text = NULL;
 	size_t size = 0;
@@ -464,10 +476,14 @@ static char *printed(const struct pmclog_callgraph *cg, bool tree)
 
 	if (!f)
 		fz_fail("open_memstream: %s", strerror(errno));
-	if (tree)
+	if (what == CG_TREE)
 		pmclog_callgraph__print_tree(cg, f);
-	else
+	else if (what == CG_FOLDED)
 		pmclog_callgraph__print_folded(cg, f);
+	else if (what == CG_FLAME)
+		pmclog_callgraph__print_flame_json(cg, f);
+	else
+		FZ_CHECK(!pmclog_callgraph__print_chrome_trace(cg, f), "chrome-trace failed");
 	fclose(f);
 	return text;
 }
@@ -476,7 +492,7 @@ static void check_callgraph(const struct pmclog_callgraph *cg,
 			    const struct pmclog_report *rep)
 {
 	__u64 n = pmclog_callgraph__samples(cg), sum = 0;
-	char *text = printed(cg, false), *line, *nl, *sp;
+	char *text = printed(cg, CG_FOLDED), *line, *nl, *sp;
 
 	FZ_CHECK(n <= pmclog_report__stats(rep)->samples,
 		 "%llu samples with stacks of %llu", (unsigned long long)n,
@@ -495,9 +511,21 @@ static void check_callgraph(const struct pmclog_callgraph *cg,
 	FZ_CHECK(sum == n, "folded stacks add up to %llu samples, not %llu",
 		 (unsigned long long)sum, (unsigned long long)n);
 	free(text);
-	text = printed(cg, true);
+	text = printed(cg, CG_TREE);
 	FZ_CHECK(n ? !strncmp(text, "@ ", 2) : !*text, "-G: '%.40s' for %llu samples",
 		 text, (unsigned long long)n);
+	free(text);
+	/*
+	 * The flame graph's data: JSON two levels deep a frame (a node, its
+	 * children), safe inside a <script>; the chrome trace: JSON.
+	 */
+	text = printed(cg, CG_FLAME);
+	check_json_of("flamegraph data", text, 2 * (2 * PMCLOG_CALLCHAIN_DEPTH_LIMIT + 2) + 8);
+	FZ_CHECK(!strpbrk(text, "<>&"), "flamegraph data: <, > or & in '%.80s'",
+		 strpbrk(text, "<>&"));
+	free(text);
+	text = printed(cg, CG_TRACE);
+	check_json_of("chrome-trace", text, 8);
 	free(text);
 }
 
@@ -542,6 +570,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cg = rep ? pmclog_callgraph__new(rep) : NULL;
 	if (!cg)
 		fz_fail("out of memory");
+	pmclog_callgraph__keep_timeline(cg);
 	fz_read_log(data + OPT_BYTES, size - OPT_BYTES, add_record, rp);
 	FZ_CHECK(!pmclog_replay__run(rp, pmclog_callgraph__report_sample, cg),
 		 "replay failed");

@@ -568,6 +568,219 @@ static void test_event_selected(void **state)
 	cg_free(&c);
 }
 
+/*
+ * program_log() and a second PMC, "instructions", whose 6 samples are in
+ * path_b <- main and in a kernel function named to break out of a
+ * <script> ("</script><b>x"), and with a byte that is not UTF-8.
+ */
+static void two_event_log(struct logbuf *b)
+{
+	__u64 pb = nm_value("prog", "path_b"), mn = nm_value("prog", "main");
+	const __u64 ub[] = { pb + 4, mn + 14 }, ur[] = { mn + 20 };
+	const __u64 kx[] = { KBASE + 0x310, KBASE + 0x120 };
+
+	program_log(b, 0);
+	b->len -= sizeof(struct pmclog_closelog);	/* the second PMC before it */
+	lb_pmcallocate(b, 2, PMCLOG_EV_INSTRUCTIONS, PMCLOG_PMC_F_CALLCHAIN, 100000,
+		       "instructions");
+	lb_ksymbol(b, KBASE + 0x300, 0x100, 0, "</script><b>x\xff");
+	for (int i = 0; i < 6; i++) {
+		size_t off = i < 4 ? lb_sample_stack(b, 0, 3, ub[0], 1, NULL, 0, ub, 2) :
+				     lb_sample_stack(b, 1, 3, kx[0], 0, kx, 2, ur, 1);
+
+		lb_header(b, off)->pmcid = 2;
+		lb_header(b, off + lb_header(b, off)->length)->pmcid = 2;
+	}
+	lb_closelog(b, 46, 0, 0);
+}
+
+static char *flame_json(const struct pmclog_callgraph *cg)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	assert_non_null(f);
+	pmclog_callgraph__print_flame_json(cg, f);
+	fclose(f);
+	return text;
+}
+
+/*
+ * pmclog flamegraph's data: per event, the folded tree (comm, outermost
+ * to leaf, children in name order) with each frame's samples, its own,
+ * its object and whether it is the kernel's; strings that cannot end
+ * the <script> that holds them.
+ */
+static void test_flame_json(void **state)
+{
+	static struct logbuf b;
+	struct cg_run c;
+	char *text;
+	(void)state;
+
+	memset(&b, 0, sizeof(b));
+	two_event_log(&b);
+	cg_run(&c, &b, &dso_sym);
+	assert_int_equal(pmclog_callgraph__samples(c.cg), 45);
+	text = flame_json(c.cg);
+	assert_string_equal(text,
+		"{\"format\":\"pmclog-flamegraph\",\"version\":1,\"events\":[\n"
+		"{\"pmcid\":1,\"label\":\"cpu-clock\",\"samples\":39,\"root\":{\"name\":\"all\","
+		"\"object\":null,\"kind\":\"root\",\"value\":39,\"self\":0,\"children\":[\n"
+		"{\"name\":\"prog\",\"object\":null,\"kind\":\"process\",\"value\":39,\"self\":0,\"children\":["
+		"{\"name\":\"main\",\"object\":\"prog\",\"kind\":\"user\",\"value\":39,\"self\":0,\"children\":["
+		"{\"name\":\"entry_SYSCALL_64\",\"object\":\"[kernel]\",\"kind\":\"kernel\",\"value\":5,\"self\":0,\"children\":["
+		"{\"name\":\"do_syscall_64\",\"object\":\"[kernel]\",\"kind\":\"kernel\",\"value\":5,\"self\":0,\"children\":["
+		"{\"name\":\"ksys_read\",\"object\":\"[kernel]\",\"kind\":\"kernel\",\"value\":5,\"self\":5,\"children\":[]}]}]},"
+		"{\"name\":\"lib_fn\",\"object\":\"libcg.so\",\"kind\":\"user\",\"value\":4,\"self\":4,\"children\":[]},"
+		"{\"name\":\"path_a\",\"object\":\"prog\",\"kind\":\"user\",\"value\":20,\"self\":0,\"children\":["
+		"{\"name\":\"hot\",\"object\":\"prog\",\"kind\":\"user\",\"value\":20,\"self\":20,\"children\":[]}]},"
+		"{\"name\":\"path_b\",\"object\":\"prog\",\"kind\":\"user\",\"value\":10,\"self\":0,\"children\":["
+		"{\"name\":\"hot\",\"object\":\"prog\",\"kind\":\"user\",\"value\":10,\"self\":10,\"children\":[]}]}]}]}]}},\n"
+		"{\"pmcid\":2,\"label\":\"instructions\",\"samples\":6,\"root\":{\"name\":\"all\","
+		"\"object\":null,\"kind\":\"root\",\"value\":6,\"self\":0,\"children\":[\n"
+		"{\"name\":\"prog\",\"object\":null,\"kind\":\"process\",\"value\":6,\"self\":0,\"children\":["
+		"{\"name\":\"main\",\"object\":\"prog\",\"kind\":\"user\",\"value\":6,\"self\":0,\"children\":["
+		"{\"name\":\"do_syscall_64\",\"object\":\"[kernel]\",\"kind\":\"kernel\",\"value\":2,\"self\":0,\"children\":["
+		"{\"name\":\"\\u003c/script\\u003e\\u003cb\\u003ex\\\\xff\",\"object\":\"[kernel]\",\"kind\":\"kernel\",\"value\":2,\"self\":2,\"children\":[]}]},"
+		"{\"name\":\"path_b\",\"object\":\"prog\",\"kind\":\"user\",\"value\":4,\"self\":4,\"children\":[]}]}]}]}}\n"
+		"]}\n");
+	assert_null(strstr(text, "</"));
+	free(text);
+	cg_free(&c);
+}
+
+/*
+ * Several PMCs: each section of -G's tree is headed by its event's
+ * label, as the text report's are, not by "pmc N".
+ */
+static void test_tree_events(void **state)
+{
+	static struct logbuf b;
+	struct cg_run c;
+	char *text;
+	(void)state;
+
+	memset(&b, 0, sizeof(b));
+	two_event_log(&b);
+	cg_run(&c, &b, &dso_sym);
+	text = output(c.cg, true);
+	assert_non_null(strstr(text, "@ cpu-clock [39 samples]\n"));
+	assert_non_null(strstr(text, "@ cpu-clock [39 samples] callees\n"));
+	assert_non_null(strstr(text, "@ instructions [6 samples]\n\n"
+				     "66.67%  [4]        path_b @ prog\n"
+				     " 100.0%  [4]         main\n"));
+	assert_non_null(strstr(text, "@ instructions [6 samples] callees\n"));
+	assert_null(strstr(text, "@ pmc"));
+	free(text);
+	cg_free(&c);
+}
+
+/*
+ * report --format chrome-trace: two_event_log() with a module loaded
+ * and unloaded mid-run, replayed with the timeline kept; python3's json
+ * module parses the trace (strictly) and says what it holds.
+ */
+static void test_chrome_trace(void **state)
+{
+	static struct logbuf b;
+	struct pmclog_resolver_opts ro = { 0 };
+	struct pmclog_reader *r;
+	struct pmclog_record rec;
+	struct cg_run c;
+	char *text = NULL, *py;
+	size_t size = 0;
+	FILE *f;
+	(void)state;
+
+	memset(&b, 0, sizeof(b));
+	two_event_log(&b);
+	b.len -= sizeof(struct pmclog_closelog);
+	lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffffc0000000ULL, 0xffffffffc0002000ULL, 0, 0,
+		  "pmclog_testmod");
+	lb_map_out(&b, PMCLOG_PID_KERNEL, 0xffffffffc0000000ULL, 0xffffffffc0002000ULL);
+	lb_closelog(&b, 46, 0, 0);
+
+	r = reader_of(&b);
+	c.st = pmclog_strings__new();
+	c.rp = pmclog_replay__new(c.st);
+	c.res = pmclog_resolver__new(c.st, &ro);
+	c.rep = pmclog_report__new(c.st, c.rp, c.res, &dso_sym);
+	c.cg = pmclog_callgraph__new(c.rep);
+	assert_non_null(c.cg);
+	/* Not asked for: nothing to print. */
+	f = open_memstream(&text, &size);
+	assert_int_equal(pmclog_callgraph__print_chrome_trace(c.cg, f), -EINVAL);
+	fclose(f);
+	free(text);
+	text = NULL;
+	assert_int_equal(pmclog_callgraph__keep_timeline(c.cg), 0);
+	while (pmclog_reader__next(r, &rec) == 1)
+		assert_int_equal(pmclog_replay__add(c.rp, &rec), 0);
+	pmclog_reader__free(r);
+	assert_int_equal(pmclog_replay__run(c.rp, pmclog_callgraph__report_sample, c.cg), 0);
+	assert_int_equal(pmclog_report__finish(c.rep), 0);
+	assert_int_equal(pmclog_callgraph__finish(c.cg), 0);
+	f = open_memstream(&text, &size);
+	assert_non_null(f);
+	assert_int_equal(pmclog_callgraph__print_chrome_trace(c.cg, f), 0);
+	fclose(f);
+
+	py = python_json(text,
+		"ev = d['traceEvents']\n"
+		"frames = d['stackFrames']\n"
+		"def stack(sf):\n"
+		"    out = []\n"
+		"    while sf is not None:\n"
+		"        out.append(frames[sf]['name']); sf = frames[sf].get('parent')\n"
+		"    return ';'.join(reversed(out))\n"
+		"for e in ev:\n"
+		"    if e['ph'] == 'M':\n"
+		"        print('M', e['name'], e['pid'], e['tid'], e['args']['name'])\n"
+		"ts = [e['ts'] for e in ev if e['ph'] != 'M']\n"
+		"print('ts sorted', ts == sorted(ts), 'from', min(ts) >= 0)\n"
+		"for e in ev:\n"
+		"    if e['ph'] == 'i' and e['cat'] != 'sample':\n"
+		"        print(e['cat'], e['s'], e['pid'], e['name'], e['args']['path'].split('/')[-1],\n"
+		"              e['args']['initial'])\n"
+		"count = {}\n"
+		"for e in ev:\n"
+		"    if e['ph'] == 'i' and e['cat'] == 'sample':\n"
+		"        assert e['s'] == 't' and e['pid'] == 3 and e['tid'] == 3\n"
+		"        k = (e['args']['event'], stack(e['sf']) if 'sf' in e else '-', e['name'],\n"
+		"             e['args']['object'], e['args']['kernel'])\n"
+		"        count[k] = count.get(k, 0) + 1\n"
+		"for k in sorted(count):\n"
+		"    print(count[k], *k)\n"
+		"print(any(raw(e['name']) == b'</script><b>x\\xff' for e in ev))\n");
+	if (!py)
+		fail_msg("python3 refused the trace:\n%s", text);
+	assert_string_equal(py,
+		"M process_name 0 0 swapper, kernel\n"
+		"M thread_name 0 0 swapper\n"
+		"M process_name 3 3 prog\n"
+		"M thread_name 3 3 prog\n"
+		"ts sorted True from True\n"
+		"module g 0 module load [kernel] [kernel] False\n"
+		"map p 3 MAP_IN prog prog False\n"
+		"map p 3 MAP_IN libcg.so libcg.so False\n"
+		"map p 3 MAP_OUT libcg.so libcg.so False\n"
+		"module g 0 module load pmclog_testmod pmclog_testmod False\n"
+		"module g 0 module unload pmclog_testmod pmclog_testmod False\n"
+		"1 cpu-clock - hot prog False\n"
+		"5 cpu-clock main;entry_SYSCALL_64;do_syscall_64;ksys_read ksys_read [kernel] True\n"
+		"4 cpu-clock main;lib_fn lib_fn libcg.so False\n"
+		"20 cpu-clock main;path_a;hot hot prog False\n"
+		"10 cpu-clock main;path_b;hot hot prog False\n"
+		"2 instructions main;do_syscall_64;</script><b>x\\xff </script><b>x\\xff [kernel] True\n"
+		"4 instructions main;path_b path_b prog False\n"
+		"True\n");
+	free(py);
+	free(text);
+	cg_free(&c);
+}
+
 /* A log without stacks: nothing in the callgraph, nothing printed. */
 static void test_no_stacks(void **state)
 {
@@ -601,6 +814,9 @@ int main(void)
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_no_stacks),
 		cmocka_unit_test(test_event_selected),
+		cmocka_unit_test(test_flame_json),
+		cmocka_unit_test(test_tree_events),
+		cmocka_unit_test(test_chrome_trace),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -787,59 +787,6 @@ static void test_report_names_escaped(void **state)
 }
 
 /*
- * The answer of python3's json module (a real parser: strict UTF-8, no
- * control characters in strings) to the JSON text json: the script gets
- * it as d, and raw(s), the bytes a string stands for (its \xNN back to
- * bytes), and prints what the test compares.  NULL if python3 refuses
- * the text.  The result is malloc'd.
- */
-static char *python_json(const char *json, const char *script)
-{
-	static const char prologue[] =
-		"import json, re, sys\n"
-		"d = json.loads(open(sys.argv[1], 'rb').read().decode('utf-8', 'strict'))\n"
-		"def raw(s):\n"
-		"    out = bytearray()\n"
-		"    for part in re.split(r'(\\\\x[0-9a-f]{2})', s):\n"
-		"        if re.fullmatch(r'\\\\x[0-9a-f]{2}', part):\n"
-		"            out.append(int(part[2:], 16))\n"
-		"        else:\n"
-		"            out += part.encode('utf-8')\n"
-		"    return bytes(out)\n";
-	char jpath[128], spath[128], cmd[512], *out = NULL;
-	size_t len = 0, n;
-	char buf[4096];
-	FILE *f, *p;
-	int st;
-
-	snprintf(jpath, sizeof(jpath), "%s/report.json", dir);
-	snprintf(spath, sizeof(spath), "%s/check.py", dir);
-	f = fopen(jpath, "w");
-	assert_non_null(f);
-	fputs(json, f);
-	fclose(f);
-	f = fopen(spath, "w");
-	assert_non_null(f);
-	fputs(prologue, f);
-	fputs(script, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "python3 %s %s", spath, jpath);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	f = open_memstream(&out, &len);
-	assert_non_null(f);
-	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-		fwrite(buf, 1, n, f);
-	fclose(f);
-	st = pclose(p);
-	if (st) {
-		free(out);
-		return NULL;
-	}
-	return out;
-}
-
-/*
  * JSON is valid UTF-8 whatever bytes the names hold: a path with byte
  * 0xE9 (Latin-1), a truncated and an overlong sequence and control
  * characters; python3 parses it, and the bytes come back from the \xNN.

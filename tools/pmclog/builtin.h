@@ -29,11 +29,13 @@ struct pmclog_command {
 
 extern const struct cmd_usage dump_usage, list_usage, record_usage,
 	report_usage, version_usage, help_usage;
+extern const struct cmd_usage flamegraph_usage;
 
 int cmd_dump(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_flamegraph(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
@@ -82,6 +84,27 @@ void log_end_of(struct pmclog_reader *r, int ret, const char *input, int fd,
 
 /* Set *input to the log named by arg, unless one already was (EX_USAGE). */
 int set_input(const struct cmd_usage *u, const char **input, const char *arg);
+
+struct pmclog_replay;
+
+/*
+ * Read the log input ("-": standard input) into replay rp: 0, with how it
+ * ended in *end (shown: what the message says the records before a bad
+ * end are in, "in the profile above"); or the exit status, said on
+ * stderr, when it cannot be opened or read at all.
+ */
+int replay_log(const char *input, struct pmclog_replay *rp, const char *shown,
+	       struct log_end *end);
+
+struct pmclog_report_opts;
+
+/*
+ * --time FROM,TO (seconds after INITIALIZE, either may be empty) and
+ * --pid PID[,PID...] (into pids, at most max) into the report's options;
+ * EX_USAGE, said on stderr, for a bad one.
+ */
+int parse_time_range(const char *s, struct pmclog_report_opts *o);
+int parse_pid_list(const char *s, __u32 *pids, size_t max, struct pmclog_report_opts *o);
 
 /* The libpmclog print callback of the tool: "pmclog: MESSAGE" on stderr. */
 int print_libpmclog(enum pmclog_print_level level, const char *fmt, va_list ap);

@@ -5,8 +5,9 @@
  * go to a replay (pmclog_replay.h), its samples to a report
  * (pmclog_report.h) that names them through a resolver
  * (pmclog_resolve.h), and their stacks (-g logs) to a callgraph
- * (pmclog_callgraph.h: --format folded, -G); this file parses options
- * and says how the log ended.
+ * (pmclog_callgraph.h: --format folded, -G; and the timeline of
+ * --format chrome-trace); this file parses options and says how the log
+ * ended.
  *
  * Exit status: how the log ended, as for dump (log_end_of(), util.c):
  * 0 for a complete log; EX_PROTOCOL when it is cut short (no CLOSELOG,
@@ -88,69 +89,25 @@ static int parse_sort(void *args, const char *s)
 	return ret || !a->opts.nkeys ? EX_USAGE : 0;
 }
 
-/* One side of --time: seconds, or empty for the log's edge (*ns kept). */
-static int parse_seconds(const char *s, size_t len, __u64 *ns)
-{
-	char buf[64], *end;
-	double v;
-
-	if (!len)
-		return 0;
-	if (len >= sizeof(buf))
-		return -1;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	errno = 0;
-	v = strtod(buf, &end);
-	if (errno || *end || v < 0 || v > 1e9)
-		return -1;
-	*ns = (__u64)(v * 1e9 + 0.5);
-	return 0;
-}
-
-/* --time FROM,TO: seconds after INITIALIZE; FROM or TO may be empty. */
 static int parse_time(void *args, const char *s)
 {
-	struct report_args *a = args;
-	const char *comma = strchr(s, ',');
-
-	a->opts.time_from = 0;
-	a->opts.time_to = UINT64_MAX;
-	if (!comma || parse_seconds(s, (size_t)(comma - s), &a->opts.time_from) ||
-	    parse_seconds(comma + 1, strlen(comma + 1), &a->opts.time_to) ||
-	    a->opts.time_from >= a->opts.time_to) {
-		warnx("--time %s: expected FROM,TO in seconds after the log's start, FROM < TO (e.g. 1.5,3 or ,2)", s);
-		return EX_USAGE;
-	}
-	a->opts.has_time = true;
-	return 0;
+	return parse_time_range(s, &((struct report_args *)args)->opts);
 }
 
 static int parse_pids(void *args, const char *s)
 {
 	struct report_args *a = args;
-	const char *p = s;
-	char *end;
 
-	while (*p) {
-		unsigned long v;
-
-		errno = 0;
-		v = strtoul(p, &end, 10);
-		if (errno || end == p || v > 0xffffffffUL || (*end && *end != ',') ||
-		    a->opts.npids == MAX_PIDS) {
-			warnx("--pid %s: expected up to %d comma-separated process ids", s, MAX_PIDS);
-			return EX_USAGE;
-		}
-		a->pids[a->opts.npids++] = (__u32)v;
-		p = *end ? end + 1 : end;
-	}
-	a->opts.pids = a->pids;
-	return 0;
+	return parse_pid_list(s, a->pids, MAX_PIDS, &a->opts);
 }
+
+/* Formats of the callgraph rather than of the report's table. */
+#define FORMAT_CHROME_TRACE	"chrome-trace"
 
 static bool known_format(const char *name)
 {
+	if (!strcmp(name, FORMAT_CHROME_TRACE))
+		return true;
 	for (const char *const *f = pmclog_report__formats(); *f; f++)
 		if (!strcmp(*f, name))
 			return true;
@@ -172,7 +129,7 @@ static int set_format(struct report_args *a, const char *spelled, const char *na
 static int parse_format(void *args, const char *arg)
 {
 	if (!known_format(arg)) {
-		warnx("--format %s: expected text, json or folded", arg);
+		warnx("--format %s: expected text, json, folded or chrome-trace", arg);
 		return EX_USAGE;
 	}
 	return set_format(args, "--format", arg);
@@ -241,10 +198,12 @@ const struct cmd_usage report_usage = {
 			   "only the profile of this event: its PMC id, its name\n"
 			   "as recorded, or its label (NAME#ID); default: one\n"
 			   "profile per event"),
-		OPT_CALLBACK(0, "format", "text|json|folded", parse_format,
+		OPT_CALLBACK(0, "format", "text|json|folded|chrome-trace", parse_format,
 			     "a table (the default), JSON profiles and\n"
 			     "statistics, or folded rows (the samples' stacks\n"
-			     "when the log was recorded with -g)"),
+			     "when the log was recorded with -g); chrome-trace:\n"
+			     "the samples and maps over time, a Chrome trace\n"
+			     "(JSON) for Perfetto or chrome://tracing"),
 		OPT_CALLBACK(0, "stdio", NULL, parse_stdio,
 			     "the table on standard output, as perf's --stdio:\n"
 			     "--format text"),
@@ -338,43 +297,6 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 }
 
 /* ------------------------------------------------------------------ */
-/* Reading                                                            */
-
-static int read_log(const struct report_args *a, struct pmclog_replay *rp,
-		    struct log_end *end)
-{
-	bool stdin_input = !strcmp(a->input, "-");
-	const char *name = stdin_input ? "standard input" : a->input;
-	struct pmclog_reader *r;
-	struct pmclog_record rec;
-	int ret;
-
-	r = stdin_input ? pmclog_reader__open_fd(STDIN_FILENO, NULL) :
-			  pmclog_reader__open_file(a->input, NULL);
-	if (!r) {
-		warn("cannot open %s", name);
-		return errno == ENOMEM ? EX_OSERR : EX_NOINPUT;
-	}
-	while ((ret = pmclog_reader__next(r, &rec)) == 1) {
-		if (pmclog_replay__add(rp, &rec)) {
-			pmclog_reader__free(r);
-			warnx("%s: out of memory at offset %llu", name,
-			      (unsigned long long)rec.offset);
-			return EX_OSERR;
-		}
-	}
-	log_end_of(r, ret, a->input, STDIN_FILENO, name, "in the profile above", end);
-	pmclog_reader__free(r);
-	if (!end->readable) {
-		/* Not a log, or nothing of it can be read: no empty profile. */
-		warnx("%s", end->msg);
-		end->msg[0] = '\0';
-		return end->status;
-	}
-	return 0;
-}
-
-/* ------------------------------------------------------------------ */
 
 struct report_ctx {
 	struct pmclog_strings *strings;
@@ -448,6 +370,8 @@ static int produce(struct report_ctx *c, const struct report_args *a)
 		return ret;
 	if (a->graph_file && !strcmp(a->graph_file, "-"))
 		;	/* the callgraph is the output */
+	else if (!strcmp(a->format, FORMAT_CHROME_TRACE))
+		pmclog_callgraph__print_chrome_trace(c->cg, stdout);
 	else if (!strcmp(a->format, "folded") && pmclog_callgraph__samples(c->cg))
 		pmclog_callgraph__print_folded(c->cg, stdout);
 	else
@@ -474,8 +398,10 @@ int cmd_report(int argc, char **argv)
 	if (ret)
 		return ret == PARSE_OPTIONS_HELP ? EX_OK : ret;
 	ret = ctx_init(&c, &a);
+	if (!ret && !strcmp(a.format, FORMAT_CHROME_TRACE))
+		pmclog_callgraph__keep_timeline(c.cg);
 	if (!ret)
-		ret = read_log(&a, c.replay, &end);
+		ret = replay_log(a.input, c.replay, "in the profile above", &end);
 	if (!ret)
 		ret = produce(&c, &a);
 	if (end.msg[0])

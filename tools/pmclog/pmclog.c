@@ -17,6 +17,7 @@
 static const struct pmclog_command commands[] = {
 	{ &record_usage, cmd_record },
 	{ &report_usage, cmd_report },
+	{ &flamegraph_usage, cmd_flamegraph },
 	{ &dump_usage, cmd_dump },
 	{ &list_usage, cmd_list },
 	{ &version_usage, cmd_version },
@@ -37,7 +38,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: pmclog COMMAND [OPTIONS]\n\ncommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "  %-8s %s\n", commands[i].usage->name, commands[i].usage->summary);
+		fprintf(f, "  %-10s %s\n", commands[i].usage->name, commands[i].usage->summary);
 	fprintf(f, "\n");
 	for (size_t i = 0; i < NCOMMANDS; i++) {
 		const struct cmd_usage *u = commands[i].usage;

@@ -3,11 +3,16 @@
  * What the commands share: how libpmclog's messages are printed, the
  * exit status of a device that did not open, how a log's records ran
  * out and the exit status each way gives (the table of pmclog(1)'s EXIT
- * STATUS, the same for dump and report), and the one log they read.
+ * STATUS, the same for dump and report), the one log they read (and its
+ * replay, for report and flamegraph), and the --pid and --time options
+ * of both.
  */
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sysexits.h>
@@ -15,6 +20,8 @@
 
 #include "builtin.h"
 #include "pmclog_reader.h"
+#include "pmclog_replay.h"
+#include "pmclog_report.h"
 
 int print_libpmclog(enum pmclog_print_level level, const char *fmt, va_list ap)
 {
@@ -148,5 +155,97 @@ int set_input(const struct cmd_usage *u, const char **input, const char *arg)
 		return cmd_usage_error(u, "two logs named, '%s' and '%s': pmclog %s reads one",
 				       *input, arg, u->name);
 	*input = arg;
+	return 0;
+}
+
+int replay_log(const char *input, struct pmclog_replay *rp, const char *shown,
+	       struct log_end *end)
+{
+	bool stdin_input = !strcmp(input, "-");
+	const char *name = stdin_input ? "standard input" : input;
+	struct pmclog_reader *r;
+	struct pmclog_record rec;
+	int ret;
+
+	r = stdin_input ? pmclog_reader__open_fd(STDIN_FILENO, NULL) :
+			  pmclog_reader__open_file(input, NULL);
+	if (!r) {
+		warn("cannot open %s", name);
+		return errno == ENOMEM ? EX_OSERR : EX_NOINPUT;
+	}
+	while ((ret = pmclog_reader__next(r, &rec)) == 1) {
+		if (pmclog_replay__add(rp, &rec)) {
+			pmclog_reader__free(r);
+			warnx("%s: out of memory at offset %llu", name,
+			      (unsigned long long)rec.offset);
+			return EX_OSERR;
+		}
+	}
+	log_end_of(r, ret, input, STDIN_FILENO, name, shown, end);
+	pmclog_reader__free(r);
+	if (!end->readable) {
+		/* Not a log, or nothing of it can be read: no empty output. */
+		warnx("%s", end->msg);
+		end->msg[0] = '\0';
+		return end->status;
+	}
+	return 0;
+}
+
+/* One side of --time: seconds, or empty for the log's edge (*ns kept). */
+static int parse_seconds(const char *s, size_t len, __u64 *ns)
+{
+	char buf[64], *end;
+	double v;
+
+	if (!len)
+		return 0;
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	v = strtod(buf, &end);
+	if (errno || *end || v < 0 || v > 1e9)
+		return -1;
+	*ns = (__u64)(v * 1e9 + 0.5);
+	return 0;
+}
+
+int parse_time_range(const char *s, struct pmclog_report_opts *o)
+{
+	const char *comma = strchr(s, ',');
+
+	o->time_from = 0;
+	o->time_to = UINT64_MAX;
+	if (!comma || parse_seconds(s, (size_t)(comma - s), &o->time_from) ||
+	    parse_seconds(comma + 1, strlen(comma + 1), &o->time_to) ||
+	    o->time_from >= o->time_to) {
+		warnx("--time %s: expected FROM,TO in seconds after the log's start, FROM < TO (e.g. 1.5,3 or ,2)", s);
+		return EX_USAGE;
+	}
+	o->has_time = true;
+	return 0;
+}
+
+int parse_pid_list(const char *s, __u32 *pids, size_t max, struct pmclog_report_opts *o)
+{
+	const char *p = s;
+	char *end;
+
+	while (*p) {
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (errno || end == p || v > 0xffffffffUL || (*end && *end != ',') ||
+		    o->npids == max) {
+			warnx("--pid %s: expected up to %zu comma-separated process ids", s, max);
+			return EX_USAGE;
+		}
+		pids[o->npids++] = (__u32)v;
+		p = *end ? end + 1 : end;
+	}
+	o->pids = pids;
 	return 0;
 }

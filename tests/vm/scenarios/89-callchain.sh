@@ -5,7 +5,10 @@
 # pmclog record -g: the stacks of the samples (CALLCHAIN).  callpaths'
 # main() calls path_a() and path_b(), each the same hot(), path_a() with
 # twice the work: both paths show under hot() with about their shares,
-# in report --format folded and in -G's callgraph tree.  A read(2) loop's
+# in report --format folded, in -G's callgraph tree and in the data of
+# pmclog flamegraph's page; report --format chrome-trace puts the samples
+# on callpaths' thread, and dlswap's libraries' MAP_IN, samples and
+# MAP_OUT on its own, in order.  A read(2) loop's
 # kernel samples carry their user frames (the user side outermost); the
 # test module's busy function shows under its write(2) path; the same
 # paths in system mode (-a).  A log without -g has no CALLCHAIN (its size
@@ -82,6 +85,123 @@ in_band "${gb:-x}" 15 45 "-G: path_b is hot's caller for about 1/3 of its sample
 mains=$(awk '/ hot @ / { t = 1; next } t && !NF { exit }
 	t && /^  [0-9.]+% +\[[0-9]+\] +main$/ { n++ } END { print n + 0 }' "$OUT/cp.graph")
 is "$mains" 2 "-G: main calls both paths"
+
+# ------------------------------------------------------------------
+# The flame graph of the same log: its embedded data, read back with awk
+# (no browser here; tests/unit/check_flamegraph.sh renders one), has the
+# frames of the folded stacks with the same samples.
+
+# flame_paths HTML: "EVENT PATH SAMPLES" for each frame of the page's
+# data (pmclog_callgraph__print_flame_json()): PATH as folded's, without
+# its "_[k]" suffixes.
+flame_paths() {
+	awk '/<script type="application\/json" id="pmclog-data">/ { on = 1; sub(/.*id="pmclog-data">/, "") }
+	on { i = index($0, "</script>"); if (i) { data = data substr($0, 1, i - 1); on = 0 } else data = data $0 }
+	END {
+		s = data; d = 0; ev = 0
+		while (s != "") {
+			o = match(s, /\{"name":"([^"\\]|\\.)*"/); p = RSTART; l = RLENGTH
+			c = index(s, "]}")
+			if (o && (!c || p < c)) {
+				path[d] = substr(s, p + 9, l - 10)
+				s = substr(s, p + l)
+				match(s, /"value":[0-9]+/)
+				if (d == 0) ev++
+				if (d > 0) {
+					line = path[1]
+					for (j = 2; j <= d; j++) line = line ";" path[j]
+					print ev, line, substr(s, RSTART + 8, RLENGTH - 8)
+				}
+				d++
+			} else if (c) {
+				d--; s = substr(s, c + 2)
+			} else s = ""
+		}
+	}' "$1"
+}
+# stacks_through FOLDED PART: samples of the stacks that go through PART
+# (";main;path_a;hot", and maybe frames below it), "_[k]" suffixes gone.
+stacks_through() {
+	awk -v s="$2;" '{ c = $NF; k = substr($0, 1, length($0) - length(c) - 1) ";"
+		gsub(/_\[k\];/, ";", k) } index(k, s) { n += c } END { print n + 0 }' "$1"
+}
+# flame_with PATHS SUFFIX: samples of the frames whose path ends with SUFFIX.
+flame_with() {
+	awk -v s="$2" 'length($2) >= length(s) && substr($2, length($2) - length(s) + 1) == s { n += $3 }
+		END { print n + 0 }' "$1"
+}
+
+bounded 60 pmclog flamegraph -q -i "$OUT/cp.pmclog" -o "$OUT/cp.html" 2>"$OUT/cp-flame.err"
+is "$?" 0 "flamegraph of the -g log exits 0" || diag "$(tail -n 3 "$OUT/cp-flame.err")"
+flame_paths "$OUT/cp.html" >"$OUT/cp.flame"
+fa=$(flame_with "$OUT/cp.flame" ";main;path_a;hot")
+fb=$(flame_with "$OUT/cp.flame" ";main;path_b;hot")
+fpa=$(flame_with "$OUT/cp.flame" ";main;path_a")
+fpb=$(flame_with "$OUT/cp.flame" ";main;path_b")
+fmain=$(flame_with "$OUT/cp.flame" ";main")
+ftotal=$(awk -F' ' 'index($2, ";") == 0 { n += $3 } END { print n + 0 }' "$OUT/cp.flame")
+diag "flame graph: $ftotal samples; main $fmain, main;path_a $fpa (hot $fa), main;path_b $fpb (hot $fb); $(wc -l <"$OUT/cp.flame") frames, $(wc -c <"$OUT/cp.html") bytes"
+is "$ftotal" "$total" "flame graph: its processes hold the folded stacks' samples"
+# A frame's samples are those of the stacks through it (the timer
+# interrupt's kernel frames can sit below hot).
+is "$fa" "$(stacks_through "$OUT/cp.folded" ";main;path_a;hot")" "flame graph: main;path_a;hot has the samples of folded's stacks through it"
+is "$fb" "$(stacks_through "$OUT/cp.folded" ";main;path_b;hot")" "flame graph: main;path_b;hot has the samples of folded's stacks through it"
+is "$fmain" "$(stacks_through "$OUT/cp.folded" ";main")" "flame graph: main has the samples of folded's stacks through it"
+at_least "$fmain" $((a + b)) "flame graph: main holds both paths"
+at_least "$fpa" "$fa" "flame graph: path_a holds its hot"
+at_least "$fpb" "$fb" "flame graph: path_b holds its hot"
+if [ "$ftotal" -gt 0 ]; then
+	in_band $((fa * 100 / ftotal)) 50 85 "flame graph: main;path_a;hot about 2/3 of the samples (percent)"
+	in_band $((fb * 100 / ftotal)) 15 45 "flame graph: main;path_b;hot about 1/3 of the samples (percent)"
+fi
+ext=$(grep -Eic '<script[^>]+src|<link|https?:' "$OUT/cp.html")
+is "$ext" 0 "flame graph: the page refers to nothing outside it"
+
+# ------------------------------------------------------------------
+# The same log over time: report --format chrome-trace, one event a line.
+
+bounded 60 pmclog report -q -i "$OUT/cp.pmclog" --format chrome-trace >"$OUT/cp.trace" 2>"$OUT/cp-trace.err"
+is "$?" 0 "report --format chrome-trace exits 0" || diag "$(tail -n 3 "$OUT/cp-trace.err")"
+cpid=$(awk '/"name":"thread_name"/ && /"args":\{"name":"callpaths"\}/ {
+	sub(/.*"pid":/, ""); sub(/,.*/, ""); print; exit }' "$OUT/cp.trace")
+diag "chrome-trace: $(wc -l <"$OUT/cp.trace") lines, callpaths is pid ${cpid:-?}"
+# its_lines PATTERN: the trace's lines of callpaths' pid that match PATTERN.
+its_lines() {
+	grep -F "\"pid\":${cpid:-x}," "$OUT/cp.trace" | grep -c -E "$1"
+}
+tsamples=$(its_lines '"cat":"sample".*"sf":')
+thot=$(its_lines '^\{"name":"hot","cat":"sample"')
+diag "chrome-trace: callpaths' samples with a stack $tsamples, in hot $thot; $(its_lines '"cat":"map"') map events: $(grep -F "\"pid\":${cpid:-x}," "$OUT/cp.trace" | grep -o '"name":"MAP_IN [^"]*"' | sort -u | tr '\n' ' ')"
+is "$tsamples" "$total" "chrome-trace: callpaths' thread has every sample with a stack of the folded output"
+at_least "$thot" $((a + b)) "chrome-trace: callpaths' samples in hot are there"
+at_least "$(its_lines '^\{"name":"MAP_IN callpaths","cat":"map","ph":"i","s":"p"')" 1 "chrome-trace: callpaths' own MAP_IN is an instant event of its process"
+
+# Libraries over time: dlswap dlopen()s libhot_a.so, spins in hot_a(),
+# dlclose()s it, then the same with libhot_b.so.
+bounded 60 pmclog record -g -F $HZ_REQ -o "$OUT/dl.pmclog" -- /bin/dlswap /lib/workloads 1 \
+	>/dev/null 2>"$OUT/dl-record.err"
+is "$?" 0 "record -g dlswap exits 0" || diag "$(tail -n 3 "$OUT/dl-record.err")"
+bounded 60 pmclog report -q -i "$OUT/dl.pmclog" --format chrome-trace >"$OUT/dl.trace" 2>"$OUT/dl-trace.err"
+is "$?" 0 "chrome-trace of the dlswap log exits 0" || diag "$(tail -n 3 "$OUT/dl-trace.err")"
+dpid=$(awk '/"name":"thread_name"/ && /"args":\{"name":"dlswap"\}/ {
+	sub(/.*"pid":/, ""); sub(/,.*/, ""); print; exit }' "$OUT/dl.trace")
+# dl_line PATTERN: the line number of the first of dlswap's events matching PATTERN.
+dl_line() {
+	grep -n -F "\"pid\":${dpid:-x}," "$OUT/dl.trace" | grep -E "$1" | head -n 1 | cut -d: -f1
+}
+ina=$(dl_line '"name":"MAP_IN libhot_a\.so","cat":"map","ph":"i","s":"p"')
+outa=$(dl_line '"name":"MAP_OUT libhot_a\.so","cat":"map"')
+inb=$(dl_line '"name":"MAP_IN libhot_b\.so","cat":"map"')
+ha=$(dl_line '"name":"hot_a","cat":"sample".*"sf":')
+hb=$(dl_line '"name":"hot_b","cat":"sample".*"sf":')
+diag "chrome-trace of dlswap (pid ${dpid:-?}), lines: MAP_IN libhot_a ${ina:-none}, first hot_a sample ${ha:-none}, MAP_OUT libhot_a ${outa:-none}, MAP_IN libhot_b ${inb:-none}, first hot_b sample ${hb:-none}"
+at_least "$(dl_line '"name":"MAP_IN libc\.so[^"]*","cat":"map","ph":"i","s":"p"')" 1 "chrome-trace: dlswap's libc MAP_IN is an instant event of its process"
+if [ -n "$ina" ] && [ -n "$ha" ] && [ -n "$outa" ] && [ -n "$inb" ] && [ -n "$hb" ] &&
+   [ "$ina" -lt "$ha" ] && [ "$ha" -lt "$outa" ] && [ "$outa" -lt "$inb" ] && [ "$inb" -lt "$hb" ]; then
+	ok "chrome-trace: libhot_a mapped, its hot_a sampled with stacks, unmapped, then libhot_b and hot_b, in that order"
+else
+	not_ok "chrome-trace: libhot_a mapped, its hot_a sampled with stacks, unmapped, then libhot_b and hot_b, in that order"
+fi
 
 # ------------------------------------------------------------------
 # System mode: every process's stacks, callpaths' among them

@@ -68,8 +68,27 @@ struct index_hash {
 	size_t n;
 };
 
+/*
+ * What the timeline keeps (pmclog_callgraph__keep_timeline()), in replay
+ * order: each sample the report keeps, and each MAP_IN and MAP_OUT.
+ */
+struct tl_ent {
+	__u64 tstamp;
+	__u32 type;		/* 0: a sample; PMCLOG_TYPE_MAP_IN, _MAP_OUT */
+	__u32 pid, tid, cpu;
+	__u32 pmcid;
+	__u32 key;		/* a sample's own frame */
+	__u32 stack;		/* its stack, or NONE */
+	bool initial;		/* a MAP_IN of what START found mapped */
+	__u64 start, end;	/* a map's */
+	const char *path;	/* interned: a map's object; NULL: none known */
+};
+
 struct pmclog_callgraph {
 	struct pmclog_report *rep;
+	bool timeline;
+	struct tl_ent *tl;
+	size_t ntl, tl_cap;
 	struct fkey *keys;
 	size_t nkeys, keys_cap;
 	struct index_hash key_hash;
@@ -205,6 +224,83 @@ static bool stack_same(const struct pmclog_callgraph *cg, __u32 i, const void *k
 	       !memcmp(cg->arena + s->off, k->frames, k->n * sizeof(*k->frames));
 }
 
+static struct tl_ent *tl_add(struct pmclog_callgraph *cg, __u32 type, __u64 tstamp)
+{
+	struct tl_ent *e;
+
+	if (PMCLOG_GROW(cg->tl, cg->tl_cap, cg->ntl + 1))
+		return NULL;
+	e = &cg->tl[cg->ntl++];
+	*e = (struct tl_ent){ .type = type, .tstamp = tstamp, .stack = NONE, .key = NONE };
+	return e;
+}
+
+/* The timeline's entry for sample s, whose stack is stack (or NONE). */
+static int tl_sample(struct pmclog_callgraph *cg, const struct pmclog_sample_loc *s,
+		     __u32 stack)
+{
+	struct pmclog_frame own = {
+		.pc = s->pc, .obj = s->obj, .objaddr = s->objaddr, .user = s->user,
+		.hidden = s->hidden,
+	};
+	__u32 key = stack == NONE ? frame_index(cg, &own) :
+		    cg->arena[cg->stacks[stack].off];
+	struct tl_ent *e = key == NONE ? NULL : tl_add(cg, 0, s->tstamp);
+
+	if (!e)
+		return -(errno = ENOMEM);
+	e->pid = s->pid;
+	e->tid = s->tid;
+	e->cpu = s->cpu;
+	e->pmcid = s->pmcid;
+	e->key = key;
+	e->stack = stack;
+	return 0;
+}
+
+/* A pmclog_replay_record_fn: the timeline's MAP_IN and MAP_OUT. */
+static int tl_record(void *ctx, const struct pmclog_record *rec)
+{
+	struct pmclog_callgraph *cg = ctx;
+	struct pmclog_object *obj;
+	struct tl_ent *e;
+	__u32 pid;
+
+	if (rec->type != PMCLOG_TYPE_MAP_IN && rec->type != PMCLOG_TYPE_MAP_OUT)
+		return 0;
+	pid = rec->type == PMCLOG_TYPE_MAP_IN ? rec->rec.map_in->pid : rec->rec.map_out->pid;
+	if (!pmclog_report__pid_time_wanted(cg->rep, pid, rec->tstamp))
+		return 0;
+	e = tl_add(cg, rec->type, rec->tstamp);
+	if (!e)
+		return -(errno = ENOMEM);
+	e->pid = pid;
+	e->tid = pid;
+	e->cpu = rec->cpu;
+	if (rec->type == PMCLOG_TYPE_MAP_IN) {
+		e->start = rec->rec.map_in->start;
+		e->end = rec->rec.map_in->end;
+		e->initial = rec->rec.map_in->flags & PMCLOG_MAP_F_INITIAL;
+		e->path = pmclog_strings__intern(cg->rep->strings, rec->path);
+		if (!e->path)
+			return -(errno = ENOMEM);
+	} else {
+		/* Still mapped: the replay applies the MAP_OUT after this. */
+		e->start = rec->rec.map_out->start;
+		e->end = rec->rec.map_out->end;
+		obj = pmclog_replay__object_at(cg->rep->replay, pid, e->start);
+		e->path = obj ? obj->path : NULL;
+	}
+	return 0;
+}
+
+int pmclog_callgraph__keep_timeline(struct pmclog_callgraph *cg)
+{
+	cg->timeline = true;
+	pmclog_replay__set_record_fn(cg->rep->replay, tl_record, cg);
+	return 0;
+}
+
 int pmclog_callgraph__sample(void *ctx, const struct pmclog_sample_loc *s)
 {
 	struct pmclog_callgraph *cg = ctx;
@@ -212,8 +308,10 @@ int pmclog_callgraph__sample(void *ctx, const struct pmclog_sample_loc *s)
 	size_t off = cg->arena_len;
 	__u32 *slot;
 
-	if (!s->nframes || !pmclog_report__wanted(cg->rep, s))
+	if (!pmclog_report__wanted(cg->rep, s))
 		return 0;
+	if (!s->nframes)
+		return cg->timeline ? tl_sample(cg, s, NONE) : 0;
 	if (s->nframes > UINT32_MAX ||
 	    PMCLOG_GROW(cg->arena, cg->arena_cap, off + s->nframes))
 		return -(errno = ENOMEM);
@@ -237,7 +335,8 @@ int pmclog_callgraph__sample(void *ctx, const struct pmclog_sample_loc *s)
 	slot = hash_slot(&cg->stack_hash, k.hash, stack_same, cg, &k);
 	if (*slot) {
 		cg->stacks[*slot - 1].count++;
-		return 0;	/* its frames at the arena's end are dropped */
+		/* its frames at the arena's end are dropped */
+		return cg->timeline ? tl_sample(cg, s, *slot - 1) : 0;
 	}
 	if (cg->nstacks >= NONE - 1 || PMCLOG_GROW(cg->stacks, cg->stacks_cap, cg->nstacks + 1))
 		return -(errno = ENOMEM);
@@ -248,7 +347,7 @@ int pmclog_callgraph__sample(void *ctx, const struct pmclog_sample_loc *s)
 	cg->arena_len = off + s->nframes;
 	*slot = (__u32)++cg->nstacks;
 	cg->stack_hash.n++;
-	return 0;
+	return cg->timeline ? tl_sample(cg, s, *slot - 1) : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -556,6 +655,22 @@ void pmclog_callgraph__print_folded(const struct pmclog_callgraph *cg, FILE *f)
 }
 
 /*
+ * The event of PMC pmcid as the text report's sections name it: its
+ * profile's label ("cpu-clock", "NAME#ID" when two PMCs share the name);
+ * NULL when the log has no PMCALLOCATE for it.
+ */
+static const char *graph_label(const struct pmclog_callgraph *cg, __u32 pmcid)
+{
+	const struct pmclog_report *rep = cg->rep;
+	const struct pmclog_profile *p;
+
+	if (pmcid >= PMCLOG_PMCIDS || rep->prof_of[pmcid] < 0)
+		return NULL;
+	p = &rep->profs[rep->prof_of[pmcid]];
+	return p->pmc ? p->label : NULL;
+}
+
+/*
  * pmcstat's line: depth spaces, the percentage of the parent's samples,
  * " [count] " in 12 columns, depth spaces, the function, and " @ object"
  * when the object is not the line above's.
@@ -596,14 +711,13 @@ static void tree_node(const struct pmclog_callgraph *cg, __u32 node, int depth,
 static void tree_print(const struct pmclog_callgraph *cg, const struct graph *g,
 		       __u32 root, const char *what, FILE *f)
 {
-	const struct pmclog_replay_stats *st = pmclog_replay__stats(cg->rep->replay);
+	const char *label = graph_label(cg, g->pmcid);
 	size_t n;
 	__u32 *tops = children(cg, root, &n, by_count);
 
-	/* The replay knows one event's name: with several, their ids. */
-	if (cg->ngraphs == 1 && st->event) {
+	if (label) {
 		fputs("@ ", f);
-		pmclog_report__put_field(f, st->event, "");
+		pmclog_report__put_field(f, label, "");
 	} else {
 		fprintf(f, "@ pmc %u", g->pmcid);
 	}
@@ -623,6 +737,254 @@ void pmclog_callgraph__print_tree(const struct pmclog_callgraph *cg, FILE *f)
 		tree_print(cg, &cg->graphs[g], cg->graphs[g].callers, "", f);
 		tree_print(cg, &cg->graphs[g], cg->graphs[g].callees, " callees", f);
 	}
+}
+
+/*
+ * The folded tree as JSON, for pmclog flamegraph: the same nodes as the
+ * folded lines (comm, then outermost to leaf), children in name order.
+ */
+static void flame_node(const struct pmclog_callgraph *cg, __u32 node, FILE *f)
+{
+	const struct node *nd = &cg->nodes[node];
+	const struct func *fn = &cg->funcs[nd->func];
+	__u32 *kids;
+	size_t n;
+
+	fputs("{\"name\":", f);
+	pmclog_json_str(f, fn->label, true);
+	fputs(",\"object\":", f);
+	pmclog_json_str(f, fn->object, true);
+	fprintf(f, ",\"kind\":\"%s\",\"value\":%llu,\"self\":%llu,\"children\":[",
+		!fn->object ? "process" : fn->kernel ? "kernel" : "user",
+		(unsigned long long)nd->count, (unsigned long long)nd->self);
+	kids = children(cg, node, &n, by_name);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputc(',', f);
+		flame_node(cg, kids[i], f);
+	}
+	free(kids);
+	fputs("]}", f);
+}
+
+void pmclog_callgraph__print_flame_json(const struct pmclog_callgraph *cg, FILE *f)
+{
+	fputs("{\"format\":\"pmclog-flamegraph\",\"version\":1,\"events\":[", f);
+	for (size_t g = 0; g < cg->ngraphs; g++) {
+		const struct graph *gr = &cg->graphs[g];
+		const char *label = graph_label(cg, gr->pmcid);
+		char buf[32];
+		__u32 *comms;
+		size_t n;
+
+		if (!label) {
+			snprintf(buf, sizeof(buf), "pmc %u", gr->pmcid);
+			label = buf;
+		}
+		fprintf(f, "%s\n{\"pmcid\":%u,\"label\":", g ? "," : "", gr->pmcid);
+		pmclog_json_str(f, label, true);
+		fprintf(f, ",\"samples\":%llu,\"root\":{\"name\":\"all\",\"object\":null,"
+			"\"kind\":\"root\",\"value\":%llu,\"self\":0,\"children\":[",
+			(unsigned long long)gr->samples, (unsigned long long)gr->samples);
+		comms = children(cg, gr->folded, &n, by_name);
+		for (size_t i = 0; i < n; i++) {
+			fputs(i ? ",\n" : "\n", f);
+			flame_node(cg, comms[i], f);
+		}
+		free(comms);
+		fputs("]}}", f);
+	}
+	fputs("\n]}\n", f);
+}
+
+/* ------------------------------------------------------------------ */
+/* The timeline as a Chrome trace                                     */
+
+/* The callees-tree node of stack si in graph g: its "sf" id. */
+static __u32 stack_node(const struct pmclog_callgraph *cg, const struct graph *g, __u32 si)
+{
+	const struct stack *st = &cg->stacks[si];
+	__u32 at = g->callees;
+
+	for (__u32 j = st->n; j-- > 0 && at != NONE;) {
+		__u32 func = cg->keys[cg->arena[st->off + j]].func, c;
+
+		for (c = cg->nodes[at].child; c != NONE && cg->nodes[c].func != func;
+		     c = cg->nodes[c].sibling)
+			;
+		at = c;
+	}
+	return at;
+}
+
+static void trace_frames(const struct pmclog_callgraph *cg, __u32 node, __u32 parent,
+			 bool *first, FILE *f)
+{
+	for (__u32 c = cg->nodes[node].child; c != NONE; c = cg->nodes[c].sibling) {
+		const struct func *fn = &cg->funcs[cg->nodes[c].func];
+
+		fprintf(f, "%s\n\"%u\":{\"name\":", *first ? "" : ",", c);
+		*first = false;
+		pmclog_json_str(f, fn->label, false);
+		fputs(",\"category\":", f);
+		pmclog_json_str(f, fn->object, false);
+		if (parent != NONE)
+			fprintf(f, ",\"parent\":\"%u\"", parent);
+		fputc('}', f);
+		trace_frames(cg, c, c, first, f);
+	}
+}
+
+/* A process's name: its executable's, as folded's comm (without -pid). */
+static const char *trace_comm(const struct pmclog_callgraph *cg, __u32 pid)
+{
+	const char *path = pmclog_replay__comm(cg->rep->replay, pid), *base;
+
+	if (!path)
+		return pid ? cg->unknown_comm : "swapper";
+	base = strrchr(path, '/');
+	return base && base[1] ? base + 1 : path;
+}
+
+static int pid_tid_cmp(const void *a, const void *b)
+{
+	const __u64 *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* Chrome's pid of a record: the kernel's (-1) is the trace's process 0. */
+static unsigned int trace_pid(__u32 pid)
+{
+	return pid == PMCLOG_PID_KERNEL ? 0 : pid;
+}
+
+static void trace_ts(FILE *f, __u64 tstamp, __u64 start)
+{
+	__u64 ns = tstamp > start ? tstamp - start : 0;
+
+	fprintf(f, "%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
+}
+
+/*
+ * The metadata events: a name for each process and thread of the trace
+ * (at least one when the timeline has entries: *first is then false).
+ */
+static int trace_names(const struct pmclog_callgraph *cg, FILE *f, bool *first)
+{
+	__u64 *ids = calloc(cg->ntl ? cg->ntl : 1, sizeof(*ids));
+	size_t n = 0;
+
+	if (!ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < cg->ntl; i++)
+		ids[n++] = (__u64)trace_pid(cg->tl[i].pid) << 32 |
+			   (cg->tl[i].type ? trace_pid(cg->tl[i].pid) : cg->tl[i].tid);
+	if (n)
+		qsort(ids, n, sizeof(*ids), pid_tid_cmp);
+	for (size_t i = 0; i < n; i++) {
+		unsigned int pid = (unsigned int)(ids[i] >> 32), tid = (unsigned int)ids[i];
+		const char *comm = trace_comm(cg, pid);
+
+		if (i && ids[i] == ids[i - 1])
+			continue;
+		if (!i || ids[i] >> 32 != ids[i - 1] >> 32) {
+			fprintf(f, "%s\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,"
+				"\"args\":{\"name\":", *first ? "" : ",", pid, pid);
+			*first = false;
+			/* Process 0: the idle task's samples and the kernel's maps. */
+			pmclog_json_str(f, pid ? comm : "swapper, kernel", false);
+			fputs("}}", f);
+		}
+		fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,"
+			"\"args\":{\"name\":", pid, tid);
+		pmclog_json_str(f, comm, false);
+		fputs("}}", f);
+	}
+	free(ids);
+	return 0;
+}
+
+static void trace_map(const struct pmclog_callgraph *cg, const struct tl_ent *e,
+		      __u64 start, FILE *f)
+{
+	bool kernel = e->pid == PMCLOG_PID_KERNEL;
+	bool in = e->type == PMCLOG_TYPE_MAP_IN;
+	const char *what = kernel && !e->initial ? (in ? "module load " : "module unload ") :
+			   in ? "MAP_IN " : "MAP_OUT ";
+	const char *path = e->path ? e->path : "[unknown]", *base = strrchr(path, '/');
+	char name[4200];
+
+	(void)cg;
+	snprintf(name, sizeof(name), "%s%s", what, base && base[1] ? base + 1 : path);
+	fputs(",\n{\"name\":", f);
+	pmclog_json_str(f, name, false);
+	fprintf(f, ",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"%s\",\"ts\":",
+		kernel ? "module" : "map", kernel ? "g" : "p");
+	trace_ts(f, e->tstamp, start);
+	fprintf(f, ",\"pid\":%u,\"tid\":%u,\"args\":{\"path\":", trace_pid(e->pid),
+		trace_pid(e->pid));
+	pmclog_json_str(f, e->path, false);
+	fprintf(f, ",\"start\":\"0x%llx\",\"end\":\"0x%llx\",\"initial\":%s,\"cpu\":%u}}",
+		(unsigned long long)e->start, (unsigned long long)e->end,
+		e->initial ? "true" : "false", e->cpu);
+}
+
+static void trace_sample(const struct pmclog_callgraph *cg, const struct tl_ent *e,
+			 __u64 start, FILE *f)
+{
+	const struct func *fn = &cg->funcs[cg->keys[e->key].func];
+	const char *label = graph_label(cg, e->pmcid);
+	const struct graph *g = NULL;
+	__u32 sf = NONE;
+
+	for (size_t i = 0; i < cg->ngraphs && e->stack != NONE; i++)
+		if (cg->graphs[i].pmcid == e->pmcid)
+			g = &cg->graphs[i];
+	if (g)
+		sf = stack_node(cg, g, e->stack);
+	fputs(",\n{\"name\":", f);
+	pmclog_json_str(f, fn->label, false);
+	fputs(",\"cat\":\"sample\",\"ph\":\"i\",\"s\":\"t\",\"ts\":", f);
+	trace_ts(f, e->tstamp, start);
+	fprintf(f, ",\"pid\":%u,\"tid\":%u", trace_pid(e->pid), e->tid);
+	if (sf != NONE)
+		fprintf(f, ",\"sf\":\"%u\"", sf);
+	fputs(",\"args\":{\"object\":", f);
+	pmclog_json_str(f, fn->object, false);
+	fputs(",\"event\":", f);
+	if (label)
+		pmclog_json_str(f, label, false);
+	else
+		fprintf(f, "\"pmc %u\"", e->pmcid);
+	fprintf(f, ",\"kernel\":%s,\"cpu\":%u}}", fn->kernel ? "true" : "false", e->cpu);
+}
+
+int pmclog_callgraph__print_chrome_trace(const struct pmclog_callgraph *cg, FILE *f)
+{
+	const struct pmclog_replay_stats *st = pmclog_replay__stats(cg->rep->replay);
+	bool first = true;
+
+	if (!cg->timeline)
+		return -(errno = EINVAL);
+	fputs("{\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"format\":\"pmclog chrome-trace\","
+	      "\"version\":1},\n\"traceEvents\":[", f);
+	if (trace_names(cg, f, &first))
+		return -(errno = ENOMEM);
+	for (size_t i = 0; i < cg->ntl; i++) {
+		const struct tl_ent *e = &cg->tl[i];
+
+		if (e->type)
+			trace_map(cg, e, st->start_tstamp, f);
+		else if (pmclog_report__pmc_kept(cg->rep, e->pmcid))
+			trace_sample(cg, e, st->start_tstamp, f);
+	}
+	fputs("\n],\n\"stackFrames\":{", f);
+	first = true;
+	for (size_t g = 0; g < cg->ngraphs; g++)
+		trace_frames(cg, cg->graphs[g].callees, NONE, &first, f);
+	fputs("\n}}\n", f);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -663,6 +1025,7 @@ void pmclog_callgraph__free(struct pmclog_callgraph *cg)
 	free(cg->func_hash.slots);
 	free(cg->nodes);
 	free(cg->graphs);
+	free(cg->tl);
 	free(cg);
 }
 

@@ -353,11 +353,19 @@ struct pmclog_frame_name {
 
 bool pmclog_report__wanted(const struct pmclog_report *rep,
 			   const struct pmclog_sample_loc *s);
+/* A record of pid at tstamp in --pid and --time; the kernel's in every --pid. */
+bool pmclog_report__pid_time_wanted(const struct pmclog_report *rep, __u32 pid,
+				    __u64 tstamp);
+/* During pmclog_replay__run(): the object pid maps at addr; NULL: none. */
+struct pmclog_object *pmclog_replay__object_at(struct pmclog_replay *r, __u32 pid,
+					       __u64 addr);
 /* After pmclog_report__finish(): whether PMC pmcid has a profile (--event). */
 bool pmclog_report__pmc_kept(const struct pmclog_report *rep, __u32 pmcid);
 int pmclog_report__frame_name(struct pmclog_report *rep, struct pmclog_object *obj,
 			      __u64 addr, bool user, bool hidden,
 			      struct pmclog_frame_name *out);
 void pmclog_report__put_field(FILE *f, const char *s, const char *sep);
+/* s as a JSON string (pmclog_report_fmt.c); html: safe inside <script>. */
+void pmclog_json_str(FILE *f, const char *s, bool html);
 
 #endif /* PMCLOG_INTERNAL_H */

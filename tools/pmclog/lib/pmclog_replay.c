@@ -46,6 +46,8 @@ struct pmclog_replay {
 	struct pmclog_tool tool;	/* the records, in time order */
 	pmclog_replay_sample_fn sample_fn;	/* during pmclog_replay__run() */
 	void *sample_ctx;
+	pmclog_replay_record_fn record_fn;	/* pmclog_replay__set_record_fn() */
+	void *record_ctx;
 	struct pmclog_strings *strings;
 	unsigned char *arena;
 	size_t arena_len, arena_cap;
@@ -656,7 +658,10 @@ int pmclog_replay__run(struct pmclog_replay *r, pmclog_replay_sample_fn fn,
 		r->cur_cc = r->refs[i].cc_off == NO_CC ? NULL :
 			    (const void *)(r->arena + r->refs[i].cc_off);
 		r->cur_cc_paired = r->refs[i].paired;
-		ret = pmclog_tool__deliver(&r->tool, &rec);
+		if (r->record_fn)
+			ret = r->record_fn(r->record_ctx, &rec);
+		if (!ret)
+			ret = pmclog_tool__deliver(&r->tool, &rec);
 	}
 	r->stats.ksymbols_unmapped = r->npending;
 	r->stats.buildids_unmapped += r->npending_bids;
@@ -699,4 +704,20 @@ const struct pmclog_replay_pmc *pmclog_replay__pmc(const struct pmclog_replay *r
 						   size_t i)
 {
 	return i < r->npmcs ? &r->pmcs[i] : NULL;
+}
+
+void pmclog_replay__set_record_fn(struct pmclog_replay *r, pmclog_replay_record_fn fn,
+				  void *ctx)
+{
+	r->record_fn = fn;
+	r->record_ctx = ctx;
+}
+
+struct pmclog_object *pmclog_replay__object_at(struct pmclog_replay *r, __u32 pid,
+					       __u64 addr)
+{
+	struct pmclog_addrmap *am = pmclog_procmaps__get(r->maps, pid, false);
+	const struct pmclog_map *e = am ? pmclog_addrmap__find(am, addr) : NULL;
+
+	return e ? e->obj : NULL;
 }

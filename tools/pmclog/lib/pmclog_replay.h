@@ -155,6 +155,8 @@ struct pmclog_replay;
 typedef int (*pmclog_replay_sample_fn)(void *ctx,
 				       const struct pmclog_sample_loc *s);
 
+typedef int (*pmclog_replay_record_fn)(void *ctx, const struct pmclog_record *rec);
+
 PMCLOG_API struct pmclog_replay *pmclog_replay__new(struct pmclog_strings *strings);
 PMCLOG_API void pmclog_replay__free(struct pmclog_replay *r);
 
@@ -168,6 +170,14 @@ PMCLOG_API int pmclog_replay__add(struct pmclog_replay *r, const struct pmclog_r
 PMCLOG_API int pmclog_replay__run(struct pmclog_replay *r, pmclog_replay_sample_fn fn,
 				  void *ctx);
 
+/*
+ * libpmclog 1.1: fn also sees every record during pmclog_replay__run(),
+ * in replay (time) order, just before the replay applies it (a MAP_OUT
+ * while its map is still there); a non-zero return stops the replay as
+ * the sample function's does.  Set before the run; NULL: none.
+ */
+PMCLOG_API void pmclog_replay__set_record_fn(struct pmclog_replay *r,
+					     pmclog_replay_record_fn fn, void *ctx);
 PMCLOG_API const struct pmclog_replay_stats *pmclog_replay__stats(const struct pmclog_replay *r);
 PMCLOG_API size_t pmclog_replay__nobjects(const struct pmclog_replay *r);
 PMCLOG_API struct pmclog_object *pmclog_replay__object(const struct pmclog_replay *r,

@@ -407,9 +407,11 @@ static size_t utf8_len(const unsigned char *s)
 /*
  * s as a JSON string, valid UTF-8: a byte that is not part of a valid
  * sequence, and backslash, as the text \xNN (JSON: "\\xNN"); control
- * characters and DEL as \u00NN.  NULL is null.
+ * characters and DEL as \u00NN; with html, also <, > and & as \u00NN,
+ * so that the string can sit inside an HTML <script> element ("</script>"
+ * cannot end it).  NULL is null.
  */
-static void json_str(FILE *f, const char *s)
+void pmclog_json_str(FILE *f, const char *s, bool html)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
@@ -426,7 +428,8 @@ static void json_str(FILE *f, const char *s)
 		} else if (*p == '"') {
 			fputs("\\\"", f);
 			p++;
-		} else if (*p < 0x20 || *p == 0x7f) {
+		} else if (*p < 0x20 || *p == 0x7f ||
+			   (html && (*p == '<' || *p == '>' || *p == '&'))) {
 			fprintf(f, "\\u%04x", *p++);
 		} else {
 			fwrite(p, 1, n, f);
@@ -434,6 +437,11 @@ static void json_str(FILE *f, const char *s)
 		}
 	}
 	fputc('"', f);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	pmclog_json_str(f, s, false);
 }
 
 static void json_row(const struct pmclog_report *rep, const struct pmclog_profile *p,
