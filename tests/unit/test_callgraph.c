@@ -678,6 +678,41 @@ static void test_tree_events(void **state)
 }
 
 /*
+ * Folded with two events: each line starts with its event's label, as
+ * report --format folded's rows do (pmclog(1)); the stacks of the two
+ * PMCs are never run together.
+ */
+static void test_folded_events(void **state)
+{
+	static struct logbuf b;
+	struct cg_run c;
+	char *text, *line;
+	__u64 cpu = 0, ins = 0;
+	(void)state;
+
+	memset(&b, 0, sizeof(b));
+	two_event_log(&b);
+	cg_run(&c, &b, &dso_sym);
+	text = output(c.cg, false);
+	assert_non_null(strstr(text, "cpu-clock;prog;main;path_a;hot 20\n"));
+	assert_non_null(strstr(text, "instructions;prog;main;path_b 4\n"));
+	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		unsigned long long n = strtoull(strrchr(line, ' ') + 1, NULL, 10);
+
+		if (!strncmp(line, "cpu-clock;", 10))
+			cpu += n;
+		else if (!strncmp(line, "instructions;", 13))
+			ins += n;
+		else
+			fail_msg("a folded line without its event: %s", line);
+	}
+	assert_int_equal(cpu, 39);
+	assert_int_equal(ins, 6);
+	free(text);
+	cg_free(&c);
+}
+
+/*
  * report --format chrome-trace: two_event_log() with a module loaded
  * and unloaded mid-run, replayed with the timeline kept; python3's json
  * module parses the trace (strictly) and says what it holds.
@@ -816,6 +851,7 @@ int main(void)
 		cmocka_unit_test(test_event_selected),
 		cmocka_unit_test(test_flame_json),
 		cmocka_unit_test(test_tree_events),
+		cmocka_unit_test(test_folded_events),
 		cmocka_unit_test(test_chrome_trace),
 	};
 

@@ -606,8 +606,16 @@ static __u32 *children(const struct pmclog_callgraph *cg, __u32 node, size_t *n,
 	return v;
 }
 
-static void folded_node(const struct pmclog_callgraph *cg, __u32 node, __u32 *path,
-			size_t depth, FILE *f)
+static const char *graph_label(const struct pmclog_callgraph *cg, __u32 pmcid);
+
+/*
+ * One line per node with samples of its own.  With several graphs (PMCs)
+ * each line starts with its event's label as a frame of its own, as the
+ * folded rows of report --format folded do: one flame graph shows the
+ * events side by side, --event keeps one.
+ */
+static void folded_node(const struct pmclog_callgraph *cg, const struct graph *g,
+			__u32 node, __u32 *path, size_t depth, FILE *f)
 {
 	const struct node *nd = &cg->nodes[node];
 	__u32 *kids;
@@ -615,6 +623,15 @@ static void folded_node(const struct pmclog_callgraph *cg, __u32 node, __u32 *pa
 
 	path[depth++] = nd->func;
 	if (nd->self) {
+		if (cg->ngraphs > 1) {
+			const char *label = graph_label(cg, g->pmcid);
+
+			if (label)
+				pmclog_report__put_field(f, label, ";");
+			else
+				fprintf(f, "pmc %u", g->pmcid);
+			fputc(';', f);
+		}
 		for (size_t i = 0; i < depth; i++) {
 			const struct func *fn = &cg->funcs[path[i]];
 
@@ -628,7 +645,7 @@ static void folded_node(const struct pmclog_callgraph *cg, __u32 node, __u32 *pa
 	}
 	kids = children(cg, node, &n, by_name);
 	for (size_t i = 0; i < n; i++)
-		folded_node(cg, kids[i], path, depth, f);
+		folded_node(cg, g, kids[i], path, depth, f);
 	free(kids);
 }
 
@@ -648,7 +665,7 @@ void pmclog_callgraph__print_folded(const struct pmclog_callgraph *cg, FILE *f)
 		__u32 *comms = children(cg, cg->graphs[g].folded, &n, by_name);
 
 		for (size_t i = 0; i < n; i++)
-			folded_node(cg, comms[i], path, 0, f);
+			folded_node(cg, &cg->graphs[g], comms[i], path, 0, f);
 		free(comms);
 	}
 	free(path);
