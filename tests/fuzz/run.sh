@@ -59,9 +59,12 @@ if [[ -n $runs_limit ]]; then
 	# on a timer: without the two settings below, two runs part within
 	# seconds.
 	bound=(-runs="$runs_limit" -seed="$seed" -reload=0)
-	# So do the paths it compares: the scratch folder gets a fixed name.
+	# So do the paths it compares: the scratch folder gets a fixed name,
+	# one per checkout (its path's CRC), so that two checkouts fuzzing at
+	# once do not share it.
 	setarch -R true 2>/dev/null && norandom=(setarch -R)
-	export PMCLOG_FUZZ_SCRATCH=${TMPDIR:-/tmp}/pmclog-fuzz-$target
+	tree=$(printf '%s' "$here" | cksum)
+	export PMCLOG_FUZZ_SCRATCH=${TMPDIR:-/tmp}/pmclog-fuzz-${tree%% *}-$target
 else
 	corpus=corpus/$target
 	mkdir -p "$corpus"
