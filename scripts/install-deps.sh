@@ -23,10 +23,13 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 
 # clang builds the libFuzzer targets (tests/fuzz); libFuzzer itself is in
 # libclang-rt-dev, which clang only recommends.  python3's json module
-# parses the report's JSON in the unit tests.
+# parses the report's JSON in the unit tests.  protoc-c and libprotobuf-c
+# build report --format pprof (profile.proto); golang-go's `go tool pprof`
+# is the pprof reader its unit test decodes the profile with.
 base_packages=(
 	build-essential gcc make pkg-config
 	libelf-dev libdw-dev zlib1g-dev liblzma-dev libzstd-dev libiberty-dev libdebuginfod-dev
+	protobuf-c-compiler libprotobuf-c-dev golang-go
 	libcmocka-dev python3
 	clang libclang-rt-dev
 	qemu-system-x86 busybox-static cpio xz-utils zstd kmod dkms

@@ -116,6 +116,17 @@ has "$tmp/err" "two logs named" "report -i A B names both"
 expect 64 "report --stdio --format json" report --stdio --format json "$tmp/full.pmclog"
 expect 0 "report --format json" report -q --format json "$tmp/full.pmclog"
 has "$tmp/out" '"rows"' "report --format json is JSON"
+# --format pprof: a gzip member on standard output or in -o FILE, the same bytes.
+expect 0 "report --format pprof" report -q --format pprof "$tmp/full.pmclog"
+cp "$tmp/out" "$tmp/prof.pb.gz"
+if [[ $(head -c 2 "$tmp/prof.pb.gz" | od -An -tx1 | tr -d ' ') == 1f8b ]]; then
+	ok "report --format pprof writes gzip"
+else not_ok "report --format pprof writes gzip"; fi
+expect 0 "report --format pprof -o FILE" report -q --format pprof -o "$tmp/prof2.pb.gz" "$tmp/full.pmclog"
+empty "$tmp/out" "report --format pprof -o FILE: nothing on standard output"
+same "$tmp/prof.pb.gz" "$tmp/prof2.pb.gz" "report --format pprof: -o FILE holds what standard output had"
+expect 0 "report --format folded -o FILE" report -q --format folded -o "$tmp/folded" "$tmp/full.pmclog"
+expect 73 "report -o into a directory that is not there" report -q --format pprof -o "$tmp/no/such/file" "$tmp/full.pmclog"
 expect 66 "report of a file that is not there" report "$tmp/no-such.pmclog"
 
 expect 0 "dump -i FILE" dump -i "$tmp/full.pmclog"

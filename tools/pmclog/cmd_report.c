@@ -5,8 +5,9 @@
  * go to a replay (pmclog_replay.h), its samples to a report
  * (pmclog_report.h) that names them through a resolver
  * (pmclog_resolve.h), and their stacks (-g logs) to a callgraph
- * (pmclog_callgraph.h: --format folded, -G); this file parses options
- * and says how the log ended.
+ * (pmclog_callgraph.h: --format folded, -G) and to a pprof profile
+ * (pmclog_pprof.h: --format pprof); this file parses options and says
+ * how the log ended.
  *
  * Exit status: how the log ended, as for dump (log_end_of(), util.c):
  * 0 for a complete log; EX_PROTOCOL when it is cut short (no CLOSELOG,
@@ -27,6 +28,7 @@
 
 #include "builtin.h"
 #include "pmclog_callgraph.h"
+#include "pmclog_pprof.h"
 #include "pmclog_reader.h"
 #include "pmclog_replay.h"
 #include "pmclog_report.h"
@@ -42,6 +44,7 @@ struct report_args {
 	const char *mapfile;	/* -M */
 	const char *event;	/* --event */
 	const char *graph_file;	/* -G; "-": standard output */
+	const char *output;	/* -o; NULL: standard output */
 	bool format_given;	/* --format or --stdio */
 	struct pmclog_resolver_opts ropts;	/* -r, -k */
 	struct pmclog_report_opts opts;
@@ -151,6 +154,8 @@ static int parse_pids(void *args, const char *s)
 
 static bool known_format(const char *name)
 {
+	if (!strcmp(name, "pprof"))	/* the tool's: pmclog_pprof.h */
+		return true;
 	for (const char *const *f = pmclog_report__formats(); *f; f++)
 		if (!strcmp(*f, name))
 			return true;
@@ -172,7 +177,7 @@ static int set_format(struct report_args *a, const char *spelled, const char *na
 static int parse_format(void *args, const char *arg)
 {
 	if (!known_format(arg)) {
-		warnx("--format %s: expected text, json or folded", arg);
+		warnx("--format %s: expected text, json, folded or pprof", arg);
 		return EX_USAGE;
 	}
 	return set_format(args, "--format", arg);
@@ -241,10 +246,15 @@ const struct cmd_usage report_usage = {
 			   "only the profile of this event: its PMC id, its name\n"
 			   "as recorded, or its label (NAME#ID); default: one\n"
 			   "profile per event"),
-		OPT_CALLBACK(0, "format", "text|json|folded", parse_format,
+		OPT_CALLBACK(0, "format", "text|json|folded|pprof", parse_format,
 			     "a table (the default), JSON profiles and\n"
-			     "statistics, or folded rows (the samples' stacks\n"
-			     "when the log was recorded with -g)"),
+			     "statistics, folded rows (the samples' stacks\n"
+			     "when the log was recorded with -g), or a pprof\n"
+			     "profile (gzipped profile.proto, for go tool pprof,\n"
+			     "Pyroscope, Parca)"),
+		OPT_STRING('o', "output", "FILE", struct report_args, output,
+			   "write the profile into FILE instead of standard\n"
+			   "output"),
 		OPT_CALLBACK(0, "stdio", NULL, parse_stdio,
 			     "the table on standard output, as perf's --stdio:\n"
 			     "--format text"),
@@ -333,6 +343,13 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	if (a->mapfile && !a->gmon_dir)
 		return cmd_usage_error(&report_usage,
 				       "-M MAPFILE goes with -g DIR (the map names the files written there)");
+	if (a->graph_file && !strcmp(a->graph_file, "-") && a->output)
+		return cmd_usage_error(&report_usage,
+				       "-G - prints the callgraph on standard output and -o names a file for the profile: give -G a FILE");
+	/* A gzip stream is no text for a terminal (go tool pprof reads it). */
+	if (!strcmp(a->format, "pprof") && !a->output && isatty(STDOUT_FILENO))
+		return cmd_usage_error(&report_usage,
+				       "--format pprof writes a gzipped profile: redirect standard output or give -o FILE");
 	a->opts.full_paths = a->verbosity > 0;
 	return check_paths(a);
 }
@@ -382,10 +399,12 @@ struct report_ctx {
 	struct pmclog_resolver *res;
 	struct pmclog_report *rep;
 	struct pmclog_callgraph *cg;
+	struct pmclog_pprof *pp;	/* --format pprof */
 };
 
 static void ctx_free(struct report_ctx *c)
 {
+	pmclog_pprof__free(c->pp);
 	pmclog_callgraph__free(c->cg);
 	pmclog_report__free(c->rep);
 	pmclog_resolver__free(c->res);
@@ -400,7 +419,9 @@ static int ctx_init(struct report_ctx *c, const struct report_args *a)
 	c->res = c->replay ? pmclog_resolver__new(c->strings, &a->ropts) : NULL;
 	c->rep = c->res ? pmclog_report__new(c->strings, c->replay, c->res, &a->opts) : NULL;
 	c->cg = c->rep ? pmclog_callgraph__new(c->rep) : NULL;
-	if (c->cg)
+	if (c->cg && !strcmp(a->format, "pprof"))
+		c->pp = pmclog_pprof__new(c->rep);
+	if (c->cg && (c->pp || strcmp(a->format, "pprof")))
 		return 0;
 	warnx("out of memory");
 	return EX_OSERR;
@@ -429,31 +450,84 @@ static int write_graph(struct report_ctx *c, const struct report_args *a)
 	return 0;
 }
 
+/* The replay's samples to the report, the callgraph and the profile. */
+static int report_sample(void *ctx, const struct pmclog_sample_loc *s)
+{
+	struct report_ctx *c = ctx;
+	int ret = pmclog_callgraph__report_sample(c->cg, s);
+
+	return ret || !c->pp ? ret : pmclog_pprof__sample(c->pp, s);
+}
+
+/* --format pprof: the profile into -o FILE or standard output. */
+static int write_pprof(struct report_ctx *c, const struct report_args *a)
+{
+	FILE *f = a->output ? fopen(a->output, "w") : stdout;
+	const char *name = a->output ? a->output : "standard output";
+
+	if (!f) {
+		warn("-o %s", a->output);
+		return EX_CANTCREAT;
+	}
+	if (pmclog_pprof__write(c->pp, f)) {
+		int err = errno;
+
+		warnx("cannot write the pprof profile to %s: %s", name, strerror(err));
+		if (a->output)
+			fclose(f);
+		return err == ENOMEM ? EX_OSERR : EX_IOERR;
+	}
+	if (a->output && fclose(f)) {
+		warn("cannot write the pprof profile to %s", name);
+		return EX_IOERR;
+	}
+	return 0;
+}
+
+/* Any other format into -o FILE: standard output becomes it. */
+static int open_output(const struct report_args *a)
+{
+	if (!a->output || !strcmp(a->format, "pprof"))
+		return 0;
+	if (!freopen(a->output, "w", stdout)) {
+		warn("-o %s", a->output);
+		return EX_CANTCREAT;
+	}
+	return 0;
+}
+
 static int produce(struct report_ctx *c, const struct report_args *a)
 {
 	int ret;
 
-	if (pmclog_replay__run(c->replay, pmclog_callgraph__report_sample, c->cg)) {
+	if (pmclog_replay__run(c->replay, report_sample, c)) {
 		warnx("out of memory while replaying %s", a->input);
 		return EX_OSERR;
 	}
 	/* The library says which events the log has. */
 	if (a->event && pmclog_report__select(c->rep, a->event))
 		return errno == ENOMEM ? EX_OSERR : EX_USAGE;
-	if (pmclog_report__finish(c->rep) || pmclog_callgraph__finish(c->cg)) {
+	if (pmclog_report__finish(c->rep) || pmclog_callgraph__finish(c->cg) ||
+	    (c->pp && pmclog_pprof__finish(c->pp))) {
 		warnx("out of memory while replaying %s", a->input);
 		return EX_OSERR;
 	}
 	if (a->graph_file && (ret = write_graph(c, a)))
 		return ret;
+	if ((ret = open_output(a)))
+		return ret;
 	if (a->graph_file && !strcmp(a->graph_file, "-"))
 		;	/* the callgraph is the output */
+	else if (c->pp && (ret = write_pprof(c, a)))
+		return ret;
+	else if (c->pp)
+		;
 	else if (!strcmp(a->format, "folded") && pmclog_callgraph__samples(c->cg))
 		pmclog_callgraph__print_folded(c->cg, stdout);
 	else
 		pmclog_report__print(c->rep, a->format, stdout);
 	if (fflush(stdout) || ferror(stdout)) {
-		warn("cannot write the report to standard output");
+		warn("cannot write the report to %s", a->output ? a->output : "standard output");
 		return EX_IOERR;
 	}
 	/* What could not be written, the library has said. */

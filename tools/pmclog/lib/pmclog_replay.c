@@ -432,6 +432,9 @@ static void frame_lookup(struct pmclog_replay *r, struct pmclog_frame *f,
 	if (e) {
 		f->obj = e->obj;
 		f->objaddr = at - e->start + e->base;
+		f->map_start = e->start;
+		f->map_end = e->end;
+		f->map_base = e->base;
 	}
 }
 
@@ -454,6 +457,8 @@ static int sample_frames(struct pmclog_replay *r, struct pmclog_sample_loc *loc,
 		r->frames[k++] = (struct pmclog_frame){
 			.pc = loc->pc, .obj = loc->obj, .objaddr = loc->objaddr,
 			.user = loc->user, .hidden = loc->hidden,
+			.map_start = loc->map_start, .map_end = loc->map_end,
+			.map_base = loc->map_base,
 		};
 	for (size_t i = 0; i < n; i++) {
 		struct pmclog_frame *f;
@@ -513,6 +518,9 @@ static int on_pcsample(struct pmclog_tool *tool, const struct pmclog_record *rec
 		if (e) {
 			loc.obj = e->obj;
 			loc.objaddr = loc.pc - e->start + e->base;
+			loc.map_start = e->start;
+			loc.map_end = e->end;
+			loc.map_base = e->base;
 		} else {
 			r->stats.samples_no_object++;
 		}
@@ -532,6 +540,7 @@ static int on_initialize(struct pmclog_tool *tool, const struct pmclog_record *r
 
 	r->stats.abi_version = rec->rec.initialize->abi_version;
 	r->stats.start_tstamp = rec->tstamp;
+	r->stats.start_realtime_ns = rec->rec.initialize->realtime_ns;
 	return 0;
 }
 
@@ -656,6 +665,7 @@ int pmclog_replay__run(struct pmclog_replay *r, pmclog_replay_sample_fn fn,
 		r->cur_cc = r->refs[i].cc_off == NO_CC ? NULL :
 			    (const void *)(r->arena + r->refs[i].cc_off);
 		r->cur_cc_paired = r->refs[i].paired;
+		r->stats.end_tstamp = rec.tstamp;
 		ret = pmclog_tool__deliver(&r->tool, &rec);
 	}
 	r->stats.ksymbols_unmapped = r->npending;

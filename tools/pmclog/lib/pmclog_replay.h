@@ -78,6 +78,12 @@ struct pmclog_frame {
 	__u64 objaddr;
 	bool user;
 	bool hidden;	/* the sample's own kernel PC, hidden (pc 0) */
+	/*
+	 * With obj: the map that held it then, as MAP_IN made it (what is
+	 * left of it after a MAP_OUT): [map_start, map_end) at object
+	 * address map_base.  pprof's Mapping (pmclog_pprof.h).
+	 */
+	__u64 map_start, map_end, map_base;
 };
 
 struct pmclog_sample_loc {
@@ -99,6 +105,8 @@ struct pmclog_sample_loc {
 	const struct pmclog_frame *frames;
 	size_t nframes;
 	__u32 callchain_flags;		/* PMCLOG_CC_F_*: where it was cut */
+	/* With obj: the map that held pc, as for struct pmclog_frame. */
+	__u64 map_start, map_end, map_base;
 };
 
 #define PMCLOG_REPLAY_TYPES	(PMCLOG_TYPE_MAX_KNOWN + 2)	/* last: newer types */
@@ -131,6 +139,9 @@ struct pmclog_replay_stats {
 	__u64 period;
 	bool freq;
 	const char *event;		/* interned PMCALLOCATE name, or NULL */
+	/* INITIALIZE's CLOCK_REALTIME (0: none); the last record's tstamp. */
+	__u64 start_realtime_ns;
+	__u64 end_tstamp;
 };
 
 /*
