@@ -29,11 +29,13 @@ struct pmclog_command {
 
 extern const struct cmd_usage dump_usage, list_usage, record_usage,
 	report_usage, version_usage, help_usage;
+extern const struct cmd_usage script_usage;
 
 int cmd_dump(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_script(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 

@@ -17,6 +17,7 @@
 static const struct pmclog_command commands[] = {
 	{ &record_usage, cmd_record },
 	{ &report_usage, cmd_report },
+	{ &script_usage, cmd_script },
 	{ &dump_usage, cmd_dump },
 	{ &list_usage, cmd_list },
 	{ &version_usage, cmd_version },

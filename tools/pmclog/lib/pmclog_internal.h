@@ -353,6 +353,8 @@ struct pmclog_frame_name {
 
 bool pmclog_report__wanted(const struct pmclog_report *rep,
 			   const struct pmclog_sample_loc *s);
+/* Whether tstamp is inside the report's --time (pmclog_script.c's events). */
+bool pmclog_report__time_wanted(const struct pmclog_report *rep, __u64 tstamp);
 /* After pmclog_report__finish(): whether PMC pmcid has a profile (--event). */
 bool pmclog_report__pmc_kept(const struct pmclog_report *rep, __u32 pmcid);
 int pmclog_report__frame_name(struct pmclog_report *rep, struct pmclog_object *obj,

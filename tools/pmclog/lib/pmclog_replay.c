@@ -46,6 +46,8 @@ struct pmclog_replay {
 	struct pmclog_tool tool;	/* the records, in time order */
 	pmclog_replay_sample_fn sample_fn;	/* during pmclog_replay__run() */
 	void *sample_ctx;
+	pmclog_replay_record_fn record_fn;	/* the other records, then */
+	void *record_ctx;
 	struct pmclog_strings *strings;
 	unsigned char *arena;
 	size_t arena_len, arena_cap;
@@ -667,6 +669,9 @@ int pmclog_replay__run(struct pmclog_replay *r, pmclog_replay_sample_fn fn,
 		r->cur_cc_paired = r->refs[i].paired;
 		r->stats.end_tstamp = rec.tstamp;
 		ret = pmclog_tool__deliver(&r->tool, &rec);
+		if (!ret && r->record_fn && rec.type != PMCLOG_TYPE_PCSAMPLE &&
+		    rec.type != PMCLOG_TYPE_CALLCHAIN)
+			ret = r->record_fn(r->record_ctx, &rec);
 	}
 	r->stats.ksymbols_unmapped = r->npending;
 	r->stats.buildids_unmapped += r->npending_bids;
@@ -674,6 +679,13 @@ int pmclog_replay__run(struct pmclog_replay *r, pmclog_replay_sample_fn fn,
 		if (r->objs[i]->logsyms)
 			pmclog_symtab__finish(r->objs[i]->logsyms, r->objs[i]->limit);
 	return ret;
+}
+
+void pmclog_replay__set_record_fn(struct pmclog_replay *r, pmclog_replay_record_fn fn,
+				  void *ctx)
+{
+	r->record_fn = fn;
+	r->record_ctx = ctx;
 }
 
 const struct pmclog_replay_stats *pmclog_replay__stats(const struct pmclog_replay *r)

@@ -166,6 +166,13 @@ struct pmclog_replay;
 typedef int (*pmclog_replay_sample_fn)(void *ctx,
 				       const struct pmclog_sample_loc *s);
 
+/*
+ * A record of the replay other than PCSAMPLE and CALLCHAIN (which come as
+ * samples), in time order, after the replay applied it: pmclog_replay__comm()
+ * and the maps are then as of the record (libpmclog 1.1).
+ */
+typedef int (*pmclog_replay_record_fn)(void *ctx, const struct pmclog_record *rec);
+
 PMCLOG_API struct pmclog_replay *pmclog_replay__new(struct pmclog_strings *strings);
 PMCLOG_API void pmclog_replay__free(struct pmclog_replay *r);
 
@@ -178,6 +185,13 @@ PMCLOG_API int pmclog_replay__add(struct pmclog_replay *r, const struct pmclog_r
  */
 PMCLOG_API int pmclog_replay__run(struct pmclog_replay *r, pmclog_replay_sample_fn fn,
 				  void *ctx);
+
+/*
+ * Before pmclog_replay__run(): also hand every other record to fn (NULL:
+ * none), with ctx, between the samples, as perf script shows its events.
+ */
+PMCLOG_API void pmclog_replay__set_record_fn(struct pmclog_replay *r,
+					     pmclog_replay_record_fn fn, void *ctx);
 
 PMCLOG_API const struct pmclog_replay_stats *pmclog_replay__stats(const struct pmclog_replay *r);
 PMCLOG_API size_t pmclog_replay__nobjects(const struct pmclog_replay *r);

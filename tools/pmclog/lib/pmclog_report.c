@@ -669,6 +669,11 @@ bool pmclog_report__wanted(const struct pmclog_report *rep,
 	return pid_wanted(rep, s->pid) && time_wanted(rep, s->tstamp);
 }
 
+bool pmclog_report__time_wanted(const struct pmclog_report *rep, __u64 tstamp)
+{
+	return time_wanted(rep, tstamp);
+}
+
 bool pmclog_report__pmc_kept(const struct pmclog_report *rep, __u32 pmcid)
 {
 	return pmcid < PMCLOG_PMCIDS && rep->prof_of[pmcid] >= 0;
