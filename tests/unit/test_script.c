@@ -306,7 +306,7 @@ static void stackcollapse(const char *text, struct collapsed *c)
 			continue;
 		}
 		if (in_sample && !regexec(&fr, line, 4, m, 0)) {
-			char func[1024], mod[1024], *plus;
+			char func[1100], mod[1024], *plus;
 
 			snprintf(func, sizeof(func), "%.*s", (int)(m[2].rm_eo - m[2].rm_so),
 				 line + m[2].rm_so);
