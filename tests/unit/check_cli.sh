@@ -154,7 +154,16 @@ for kind in full noclose cut corrupt notalog text empty; do
 	expect "$want" "report of the $kind log" report "$tmp/$kind.pmclog"
 	cp "$tmp/out" "$tmp/report.$kind.out"
 	expect "$want" "report of the $kind log from standard input" report -i - <"$tmp/$kind.pmclog"
+	expect "$want" "script of the $kind log" script "$tmp/$kind.pmclog"
+	cp "$tmp/out" "$tmp/script.$kind.out"
 done
+has "$tmp/script.full.out" "cpu-clock:" "script of the full log prints its samples"
+for kind in notalog text empty; do
+	empty "$tmp/script.$kind.out" "script of the $kind file: nothing on stdout"
+done
+expect 66 "script -k of a path that does not exist" script -k "$tmp/no-such-dir" "$tmp/full.pmclog"
+expect 64 "script -F of a field it does not know" script -F comm,nosuch "$tmp/full.pmclog"
+has "$tmp/err" "unknown field 'nosuch'" "script -F names the field it does not know"
 has "$tmp/dump.noclose.err" "without CLOSELOG" "dump of the noclose log says CLOSELOG is missing"
 has "$tmp/dump.cut.err" "truncated at offset 656: truncated record at offset 656: header says" "dump of the cut log says where it is cut"
 has "$tmp/dump.corrupt.err" "corrupt record at offset 128: bad record magic" \

@@ -82,6 +82,12 @@ struct log_end {
 void log_end_of(struct pmclog_reader *r, int ret, const char *input, int fd,
 		const char *name, const char *shown, struct log_end *e);
 
+/*
+ * report's and script's -r ROOT (a directory) and -k KERNEL (under ROOT)
+ * exist: 0, else EX_NOINPUT (EX_USAGE for a path too long), said on stderr.
+ */
+int resolver_paths_exist(const char *root, const char *kernel);
+
 /* Set *input to the log named by arg, unless one already was (EX_USAGE). */
 int set_input(const struct cmd_usage *u, const char **input, const char *arg);
 

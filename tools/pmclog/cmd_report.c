@@ -22,7 +22,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sysexits.h>
 #include <unistd.h>
 
@@ -273,49 +272,6 @@ const struct cmd_usage report_usage = {
 		 "report's -k is.",
 };
 
-/*
- * -k and -r name files that must exist: a report without them would
- * name nothing from them, and say so only object by object.  As perf
- * report does for -k ("Invalid file"), that is an error.
- */
-static int check_paths(const struct report_args *a)
-{
-	const char *root = a->ropts.root, *kernel = a->ropts.kernel;
-	struct stat st;
-	char path[4096];
-	size_t n;
-
-	if (root && *root) {
-		if (stat(root, &st) < 0) {
-			warn("-r %s", root);
-			return EX_NOINPUT;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			warnx("-r %s: not a directory (the root the objects' paths are under)", root);
-			return EX_NOINPUT;
-		}
-	}
-	if (!kernel)
-		return 0;
-	/* Where the resolver looks: ROOT (less its trailing slashes) + -k. */
-	n = root ? strlen(root) : 0;
-	while (n && root[n - 1] == '/')
-		n--;
-	if ((size_t)snprintf(path, sizeof(path), "%.*s%s", (int)n, root ? root : "",
-			     kernel) >= sizeof(path)) {
-		warnx("-k %s: path too long", kernel);
-		return EX_USAGE;
-	}
-	if (stat(path, &st) < 0) {
-		if (n)
-			warnx("-k %s: %s (under -r %s: %s)", kernel, strerror(errno), root, path);
-		else
-			warn("-k %s", kernel);
-		return EX_NOINPUT;
-	}
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
 	int ret, first;
@@ -351,7 +307,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		return cmd_usage_error(&report_usage,
 				       "--format pprof writes a gzipped profile: redirect standard output or give -o FILE");
 	a->opts.full_paths = a->verbosity > 0;
-	return check_paths(a);
+	return resolver_paths_exist(a->ropts.root, a->ropts.kernel);
 }
 
 /* ------------------------------------------------------------------ */

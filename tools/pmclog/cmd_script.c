@@ -7,7 +7,8 @@
  * (pmclog_script.h) does the work, on a replay named through the report's
  * resolver; this file parses options and says how the log ended.
  *
- * Exit status: as report's (how the log ended, log_end_of(), util.c).
+ * Exit status: as report's (how the log ended, log_end_of(), util.c;
+ * EX_NOINPUT for a -k or -r path that does not exist).
  */
 #include <err.h>
 #include <errno.h>
@@ -226,6 +227,9 @@ int cmd_script(int argc, char **argv)
 		return ret;
 	if (!a.input)
 		a.input = DEFAULT_INPUT;
+	ret = resolver_paths_exist(a.ropts.root, a.ropts.kernel);
+	if (ret)
+		return ret;
 	ret = run(&a, &end);
 	if (end.msg[0])
 		warnx("%s", end.msg);
