@@ -405,8 +405,14 @@ int pmclog_script__print(struct pmclog_script *sc, FILE *f)
 		print_start(sc, e, stack, f);
 		if (fl & PMCLOG_SCRIPT_F_PERIOD)
 			fprintf(f, "%10llu ", (unsigned long long)period_of(sc, e->pmcid));
-		if (fl & PMCLOG_SCRIPT_F_EVENT)
-			fprintf(f, "%*s: ", width, event_name(sc, e->pmcid, buf, sizeof(buf)));
+		if (fl & PMCLOG_SCRIPT_F_EVENT) {
+			const char *ev = event_name(sc, e->pmcid, buf, sizeof(buf));
+
+			/* perf's "%*s: ", the name escaped as every name is. */
+			fprintf(f, "%*s", width - (int)strlen(ev), "");
+			pmclog_put_escaped(f, ev, "");
+			fputs(": ", f);
+		}
 		if (!(fl & (PMCLOG_SCRIPT_F_IP | PMCLOG_SCRIPT_F_SYM | PMCLOG_SCRIPT_F_DSO))) {
 			fputc('\n', f);
 			continue;
