@@ -14,6 +14,8 @@
 #   - `pmclog report --format pprof`, read by Go's pprof (go tool pprof
 #     -raw), must hold every sample, with the stacks of --format folded.
 #
+# make check runs it (a second of sampling); the comparison is exact
+# whatever perf sampled.
 # Where pmclog script's text differs from perf's by design (the period,
 # the event's name, the events' lines), pmclog(1) says; those fields are
 # left out here.  Prints TAP; exits 1 when a test fails, 4 (skipped) where
