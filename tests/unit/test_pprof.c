@@ -404,6 +404,8 @@ static void test_tables(void **state)
 	assert_non_null(lib);
 	assert_non_null(kern);
 	assert_non_null(mod);
+	/* The main binary first, as profile.proto asks. */
+	assert_ptr_equal(p->mapping[0], prog);
 	snprintf(path, sizeof(path), "%s/prog", dir);
 	assert_string_equal(str(p, prog->filename), path);
 	assert_int_equal(prog->memory_start, 0x400000);

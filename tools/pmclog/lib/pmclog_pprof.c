@@ -640,8 +640,35 @@ static int sample_types(const struct pmclog_pprof *pp, struct msg *m, size_t *nt
 	return 0;
 }
 
+/*
+ * The mapping to put first ("mapping[0] will be the main binary", says
+ * profile.proto; pprof titles the profile with it): the executable of the
+ * process with the busiest stack.  0 when none is known.
+ */
+static size_t main_map(const struct pmclog_pprof *pp)
+{
+	const struct pp_stack *top = NULL;
+	const char *exe;
+
+	for (size_t i = 0; i < pp->nstacks; i++)
+		if (pp->stacks[i].count && (!top || pp->stacks[i].count > top->count))
+			top = &pp->stacks[i];
+	exe = top ? pmclog_replay__comm(pp->rep->replay, top->pid) : NULL;
+	for (size_t i = 0; exe && i < pp->nmaps; i++)
+		if (pp->maps[i].obj->kind == PMCLOG_OBJ_FILE && pp->maps[i].obj->path == exe)
+			return i;
+	return 0;
+}
+
+/* The id of map i when map main is first. */
+static uint64_t map_id(size_t i, size_t main)
+{
+	return i == main ? 1 : i < main ? i + 2 : i + 1;
+}
+
 static int build(const struct pmclog_pprof *pp, struct msg *m)
 {
+	size_t main = main_map(pp);
 	const struct pmclog_replay_stats *rst = pmclog_replay__stats(pp->rep->replay);
 	size_t ntypes, nsamples = 0, nframes = 0, nlines = 0, k;
 	int64_t pid_key, tid_key, comm_key;
@@ -727,7 +754,7 @@ static int build(const struct pmclog_pprof *pp, struct msg *m)
 		if (file < 0 || bid < 0)
 			return -ENOMEM;
 		*mp = (Perftools__Profiles__Mapping)PERFTOOLS__PROFILES__MAPPING__INIT;
-		mp->id = i + 1;
+		mp->id = map_id(i, main);
 		mp->memory_start = pm->start;
 		mp->memory_limit = pm->end;
 		mp->file_offset = pm->base;
@@ -735,7 +762,7 @@ static int build(const struct pmclog_pprof *pp, struct msg *m)
 		mp->build_id = bid;
 		mp->has_functions = !pm->unnamed;
 		mp->has_filenames = mp->has_line_numbers = !pm->unlined;
-		m->map_ptrs[i] = mp;
+		m->map_ptrs[mp->id - 1] = mp;
 	}
 	m->prof.n_mapping = pp->nmaps;
 	m->prof.mapping = m->map_ptrs;
@@ -752,7 +779,7 @@ static int build(const struct pmclog_pprof *pp, struct msg *m)
 
 		*lp = (Perftools__Profiles__Location)PERFTOOLS__PROFILES__LOCATION__INIT;
 		lp->id = i + 1;
-		lp->mapping_id = l->map == NONE ? 0 : (uint64_t)l->map + 1;
+		lp->mapping_id = l->map == NONE ? 0 : map_id(l->map, main);
 		lp->address = l->address;
 		if (l->func != NONE) {
 			m->lines[k] = (Perftools__Profiles__Line)PERFTOOLS__PROFILES__LINE__INIT;
