@@ -3,8 +3,10 @@
 # The one top-level make for pmclog.
 #
 #   make                 module (against KDIR) and the pmclog tool
-#   make check           every test: unit tests (plain, then ASan+UBSan), a
-#                        fixed-seed fuzz run, then the VM scenarios
+#   make check           every test: unit tests (plain, then ASan+UBSan), pmclog
+#                        script and pprof against perf on a real program (skipped
+#                        where perf cannot record), a fixed-seed fuzz run, then
+#                        the VM scenarios
 #   make fuzz            the libFuzzer targets (tests/fuzz), FUZZ_SECONDS (60) each
 #   make demo            boot a VM with the module and profile a workload
 #   make bench           pmclog's figures beside perf's (tests/bench/run.sh;
@@ -105,6 +107,7 @@ check: deps
 	$(MAKE) unit-sanitize
 	tests/man/check-options.sh
 	tests/dkms/run.sh || [ $$? -eq 4 ]
+	tests/compare/perf-script-vs-pmclog.sh || [ $$? -eq 4 ]
 	$(MAKE) fuzz-check
 	$(MAKE) vm
 

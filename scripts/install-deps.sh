@@ -23,11 +23,14 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 
 # clang builds the libFuzzer targets (tests/fuzz); libFuzzer itself is in
 # libclang-rt-dev, which clang only recommends.  python3's json module
-# parses the report's JSON in the unit tests.  chromium loads pmclog
-# flamegraph's page in tests/unit/check_flamegraph.sh.
+# parses the report's JSON in the unit tests.  protoc-c and libprotobuf-c
+# build report --format pprof (profile.proto); golang-go's `go tool pprof`
+# is the pprof reader its unit test decodes the profile with.  chromium
+# loads pmclog flamegraph's page in tests/unit/check_flamegraph.sh.
 base_packages=(
 	build-essential gcc make pkg-config
 	libelf-dev libdw-dev zlib1g-dev liblzma-dev libzstd-dev libiberty-dev libdebuginfod-dev
+	protobuf-c-compiler libprotobuf-c-dev golang-go
 	libcmocka-dev python3
 	chromium
 	clang libclang-rt-dev

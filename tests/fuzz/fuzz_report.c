@@ -16,6 +16,7 @@
  *           bit 7     -g DIR -M MAPFILE (gprof files)
  *   byte 1  bits 0-1  -k: none, /kernel, /kernel/vmlinux, /kernel/System.map
  *           bit 2     ROOT given with a trailing '/'
+ *           bit 5     the script with comm (else without, its lines counted)
  *           bit 3     --event: PMC id byte 2 & 7, or with bit 4 the
  *                     name "cpu-clock" (which may be several PMCs')
  *   bytes 2-3         --time FROM,TO as 64 ns units after the log's start
@@ -31,12 +32,21 @@
  * is a gmon histogram of a sound range.  The callgraph of the stacks
  * (CALLCHAIN): its folded lines add up to its samples, none with an empty
  * frame, and its tree says how many; the flame graph's data and the
- * chrome trace are JSON, the former without <, > or &.
+ * chrome trace are JSON, the former without <, > or &.  The pprof profile
+ * (--format pprof): gzip that protobuf-c decodes, its "samples" values
+ * adding up to the report's samples, every id it refers to defined,
+ * string 0 empty.  The script (pmclog script, events shown): printed, a
+ * header line per sample.
  */
 #include <limits.h>
 
+#include <zlib.h>
+
 #include "fuzz_common.h"
 #include "pmclog_callgraph.h"
+#include "pmclog_pprof.h"
+#include "pmclog_script.h"
+#include "profile.pb-c.h"
 #include "pmclog_replay.h"
 #include "pmclog_report.h"
 #include "pmclog_resolve.h"
@@ -529,8 +539,140 @@ static void check_callgraph(const struct pmclog_callgraph *cg,
 	free(text);
 }
 
+/* The gzipped profile, unpacked by zlib and protobuf-c, and its ids checked. */
+static void check_pprof(const struct pmclog_pprof *pp, __u64 want)
+{
+	Perftools__Profiles__Profile *p;
+	char *gz = NULL;
+	size_t gzlen = 0, cap = 1 << 16;
+	unsigned char *raw = malloc(cap);
+	FILE *f = open_memstream(&gz, &gzlen);
+	z_stream z = { 0 };
+	__u64 sum = 0;
+	int zr;
+
+	if (!f || !raw)
+		fz_fail("out of memory");
+	FZ_CHECK(!pmclog_pprof__write(pp, f), "pmclog_pprof__write: %s", strerror(errno));
+	fclose(f);
+	FZ_CHECK(gzlen > 2 && (unsigned char)gz[0] == 0x1f && (unsigned char)gz[1] == 0x8b,
+		 "pprof: not gzip");
+	FZ_CHECK(inflateInit2(&z, 15 + 16) == Z_OK, "inflateInit2");
+	z.next_in = (Bytef *)gz;
+	z.avail_in = (uInt)gzlen;
+	do {
+		if (z.total_out == cap) {
+			unsigned char *grown = realloc(raw, cap * 2);
+
+			if (!grown)
+				fz_fail("out of memory");
+			raw = grown;
+			cap *= 2;
+		}
+		z.next_out = raw + z.total_out;
+		z.avail_out = (uInt)(cap - z.total_out);
+		zr = inflate(&z, Z_FINISH);
+	} while (zr == Z_BUF_ERROR && z.total_out == cap);
+	FZ_CHECK(zr == Z_STREAM_END, "pprof: gzip stream: %d", zr);
+	p = perftools__profiles__profile__unpack(NULL, z.total_out, raw);
+	FZ_CHECK(p, "pprof: protobuf-c cannot decode the profile");
+	inflateEnd(&z);
+	FZ_CHECK(p->n_string_table && !*p->string_table[0], "pprof: string 0 is not empty");
+	for (size_t i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *sm = p->sample[i];
+
+		FZ_CHECK(sm->n_value == p->n_sample_type, "pprof: %zu values, %zu types",
+			 sm->n_value, p->n_sample_type);
+		FZ_CHECK(sm->n_location_id >= 1, "pprof: a sample without a location");
+		for (size_t j = 0; j < sm->n_location_id; j++)
+			FZ_CHECK(sm->location_id[j] >= 1 && sm->location_id[j] <= p->n_location,
+				 "pprof: location %llu of %zu", (unsigned long long)sm->location_id[j],
+				 p->n_location);
+		/*
+		 * A sample's values are its PMC's, "samples" (at least 1) first,
+		 * then the event's; the others' 0.
+		 */
+		for (size_t t = 0; t < p->n_sample_type; t++) {
+			int64_t type = p->sample_type[t]->type;
+
+			FZ_CHECK(type >= 0 && (size_t)type < p->n_string_table, "pprof: type string");
+			if (sm->value[t]) {
+				sum += (__u64)sm->value[t];
+				break;
+			}
+		}
+	}
+	FZ_CHECK(sum == want, "pprof: %llu samples, the report's %llu",
+		 (unsigned long long)sum, (unsigned long long)want);
+	for (size_t i = 0; i < p->n_location; i++) {
+		const Perftools__Profiles__Location *l = p->location[i];
+
+		FZ_CHECK(l->id == i + 1 && l->mapping_id <= p->n_mapping, "pprof: location %zu", i);
+		for (size_t j = 0; j < l->n_line; j++)
+			FZ_CHECK(l->line[j]->function_id >= 1 &&
+				 l->line[j]->function_id <= p->n_function, "pprof: line's function");
+	}
+	for (size_t i = 0; i < p->n_mapping; i++)
+		FZ_CHECK(p->mapping[i]->filename >= 0 &&
+			 (size_t)p->mapping[i]->filename < p->n_string_table, "pprof: mapping file");
+	for (size_t i = 0; i < p->n_function; i++)
+		FZ_CHECK(p->function[i]->name > 0 &&
+			 (size_t)p->function[i]->name < p->n_string_table, "pprof: function name");
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	free(raw);
+	free(gz);
+}
+
+/*
+ * The script: printed; without comm (count), a line per sample that
+ * starts one: not a frame's, not an event's (whose text, after the
+ * time's ": ", is PERF_RECORD_ or PMCLOG_RECORD_; no field before it has
+ * ": ").
+ */
+static void check_script(struct pmclog_script *sc, bool count, __u64 want)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	__u64 n = 0;
+
+	if (!f)
+		fz_fail("open_memstream: %s", strerror(errno));
+	FZ_CHECK(!pmclog_script__print(sc, f), "pmclog_script__print: %s", strerror(errno));
+	fclose(f);
+	for (char *l = text; count && l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *t = strstr(l, ": ");
+
+		if (*l != '\t' && *l != '\n' && t && strncmp(t + 2, "PERF_RECORD_", 12) &&
+		    strncmp(t + 2, "PMCLOG_RECORD_", 14))
+			n++;
+	}
+	FZ_CHECK(!count || n == want, "script: %llu sample lines, %llu samples", (unsigned long long)n,
+		 (unsigned long long)want);
+	free(text);
+}
+
+struct consumers {
+	struct pmclog_callgraph *cg;
+	struct pmclog_pprof *pp;
+	struct pmclog_script *sc;
+};
+
+static int all_sample(void *ctx, const struct pmclog_sample_loc *s)
+{
+	struct consumers *c = ctx;
+	int ret = pmclog_callgraph__report_sample(c->cg, s);
+
+	if (!ret)
+		ret = pmclog_pprof__sample(c->pp, s);
+	return ret ? ret : pmclog_script__sample(c->sc, s);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct pmclog_script_opts so = { .sz = sizeof(so), .mmap_events = true,
+					 .task_events = true };
+	struct consumers all;
 	struct pmclog_report_opts o = { 0 };
 	struct pmclog_resolver_opts ro = { 0 };
 	struct pmclog_strings *strings;
@@ -568,12 +710,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	res = rp ? pmclog_resolver__new(strings, &ro) : NULL;
 	rep = res ? pmclog_report__new(strings, rp, res, &o) : NULL;
 	cg = rep ? pmclog_callgraph__new(rep) : NULL;
-	if (!cg)
+	all = (struct consumers){
+		.cg = cg, .pp = cg ? pmclog_pprof__new(rep) : NULL,
+		.sc = cg ? pmclog_script__new(rep, &so) : NULL,
+	};
+	if (!all.pp || !all.sc)
 		fz_fail("out of memory");
 	pmclog_callgraph__keep_timeline(cg);
+	/* Byte 1 bit 5: comm too (names from the log: no count then). */
+	if (!(data[1] & 0x20)) {
+		pmclog_script__free(all.sc);
+		so.fields = PMCLOG_SCRIPT_F_ALL & ~PMCLOG_SCRIPT_F_COMM;
+		all.sc = pmclog_script__new(rep, &so);
+		if (!all.sc)
+			fz_fail("out of memory");
+	}
 	fz_read_log(data + OPT_BYTES, size - OPT_BYTES, add_record, rp);
-	FZ_CHECK(!pmclog_replay__run(rp, pmclog_callgraph__report_sample, cg),
-		 "replay failed");
+	pmclog_replay__set_record_fn(rp, pmclog_script__record, all.sc);
+	FZ_CHECK(!pmclog_replay__run(rp, all_sample, &all), "replay failed");
 	if (data[1] & 8) {
 		char spec[16];
 
@@ -590,6 +744,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 "--event left %zu profiles", pmclog_report__nprofiles(rep));
 	FZ_CHECK(!pmclog_callgraph__finish(cg), "pmclog_callgraph__finish failed");
 	check_callgraph(cg, rep);
+	FZ_CHECK(!pmclog_pprof__finish(all.pp), "pmclog_pprof__finish failed");
+	FZ_CHECK(pmclog_pprof__samples(all.pp) == pmclog_report__stats(rep)->samples,
+		 "pprof: %llu samples, the report's %llu",
+		 (unsigned long long)pmclog_pprof__samples(all.pp),
+		 (unsigned long long)pmclog_report__stats(rep)->samples);
+	check_pprof(all.pp, pmclog_report__stats(rep)->samples);
+	/* The script keeps --pid and --time, not --event. */
+	check_script(all.sc, !(data[1] & 0x20), pmclog_report__stats(rep)->samples +
+			     pmclog_report__stats(rep)->other_events);
 	samples = pmclog_replay__stats(rp)->samples;
 	FZ_CHECK(pmclog_report__stats(rep)->samples + pmclog_report__stats(rep)->filtered_out +
 		 pmclog_report__stats(rep)->other_events == samples,
@@ -609,6 +772,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_gmon_map(map);
 		fz_rm_tree(gdir);
 	}
+	pmclog_script__free(all.sc);
+	pmclog_pprof__free(all.pp);
 	pmclog_callgraph__free(cg);
 	pmclog_report__free(rep);
 	pmclog_resolver__free(res);

@@ -116,6 +116,17 @@ has "$tmp/err" "two logs named" "report -i A B names both"
 expect 64 "report --stdio --format json" report --stdio --format json "$tmp/full.pmclog"
 expect 0 "report --format json" report -q --format json "$tmp/full.pmclog"
 has "$tmp/out" '"rows"' "report --format json is JSON"
+# --format pprof: a gzip member on standard output or in -o FILE, the same bytes.
+expect 0 "report --format pprof" report -q --format pprof "$tmp/full.pmclog"
+cp "$tmp/out" "$tmp/prof.pb.gz"
+if [[ $(head -c 2 "$tmp/prof.pb.gz" | od -An -tx1 | tr -d ' ') == 1f8b ]]; then
+	ok "report --format pprof writes gzip"
+else not_ok "report --format pprof writes gzip"; fi
+expect 0 "report --format pprof -o FILE" report -q --format pprof -o "$tmp/prof2.pb.gz" "$tmp/full.pmclog"
+empty "$tmp/out" "report --format pprof -o FILE: nothing on standard output"
+same "$tmp/prof.pb.gz" "$tmp/prof2.pb.gz" "report --format pprof: -o FILE holds what standard output had"
+expect 0 "report --format folded -o FILE" report -q --format folded -o "$tmp/folded" "$tmp/full.pmclog"
+expect 73 "report -o into a directory that is not there" report -q --format pprof -o "$tmp/no/such/file" "$tmp/full.pmclog"
 expect 66 "report of a file that is not there" report "$tmp/no-such.pmclog"
 
 expect 0 "dump -i FILE" dump -i "$tmp/full.pmclog"
@@ -143,7 +154,20 @@ for kind in full noclose cut corrupt notalog text empty; do
 	expect "$want" "report of the $kind log" report "$tmp/$kind.pmclog"
 	cp "$tmp/out" "$tmp/report.$kind.out"
 	expect "$want" "report of the $kind log from standard input" report -i - <"$tmp/$kind.pmclog"
+	expect "$want" "script of the $kind log" script "$tmp/$kind.pmclog"
+	cp "$tmp/out" "$tmp/script.$kind.out"
 done
+has "$tmp/script.full.out" "cpu-clock:" "script of the full log prints its samples"
+for kind in notalog text empty; do
+	empty "$tmp/script.$kind.out" "script of the $kind file: nothing on stdout"
+done
+expect 66 "script -k of a path that does not exist" script -k "$tmp/no-such-dir" "$tmp/full.pmclog"
+expect 66 "flamegraph -k of a path that does not exist" flamegraph -k "$tmp/no-such-dir" -o "$tmp/fg.html" "$tmp/full.pmclog"
+has "$tmp/err" "-k $tmp/no-such-dir: No such file or directory" "flamegraph -k names the missing path"
+if [[ -e $tmp/fg.html ]]; then not_ok "flamegraph -k of a missing path: no page written"; else ok "flamegraph -k of a missing path: no page written"; fi
+expect 66 "flamegraph -r of a path that does not exist" flamegraph -r "$tmp/no-such-root" -o "$tmp/fg.html" "$tmp/full.pmclog"
+expect 64 "script -F of a field it does not know" script -F comm,nosuch "$tmp/full.pmclog"
+has "$tmp/err" "unknown field 'nosuch'" "script -F names the field it does not know"
 has "$tmp/dump.noclose.err" "without CLOSELOG" "dump of the noclose log says CLOSELOG is missing"
 has "$tmp/dump.cut.err" "truncated at offset 656: truncated record at offset 656: header says" "dump of the cut log says where it is cut"
 has "$tmp/dump.corrupt.err" "corrupt record at offset 128: bad record magic" \

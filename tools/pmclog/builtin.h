@@ -30,12 +30,14 @@ struct pmclog_command {
 extern const struct cmd_usage dump_usage, list_usage, record_usage,
 	report_usage, version_usage, help_usage;
 extern const struct cmd_usage flamegraph_usage;
+extern const struct cmd_usage script_usage;
 
 int cmd_dump(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
+int cmd_script(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
@@ -81,6 +83,12 @@ struct log_end {
  */
 void log_end_of(struct pmclog_reader *r, int ret, const char *input, int fd,
 		const char *name, const char *shown, struct log_end *e);
+
+/*
+ * report's and script's -r ROOT (a directory) and -k KERNEL (under ROOT)
+ * exist: 0, else EX_NOINPUT (EX_USAGE for a path too long), said on stderr.
+ */
+int resolver_paths_exist(const char *root, const char *kernel);
 
 /* Set *input to the log named by arg, unless one already was (EX_USAGE). */
 int set_input(const struct cmd_usage *u, const char **input, const char *arg);

@@ -135,7 +135,7 @@ static int parse_args(int argc, char **argv, struct flamegraph_args *a)
 		a->output = DEFAULT_OUTPUT;
 	if (!*a->output)
 		return cmd_usage_error(&flamegraph_usage, "-o: expected a file name (or -)");
-	return 0;
+	return resolver_paths_exist(a->ropts.root, a->ropts.kernel);
 }
 
 struct flamegraph_ctx {

@@ -6,8 +6,8 @@
  * (pmclog_report.h) that names them through a resolver
  * (pmclog_resolve.h), and their stacks (-g logs) to a callgraph
  * (pmclog_callgraph.h: --format folded, -G; and the timeline of
- * --format chrome-trace); this file parses options and says how the log
- * ended.
+ * --format chrome-trace) and to a pprof profile (pmclog_pprof.h:
+ * --format pprof); this file parses options and says how the log ended.
  *
  * Exit status: how the log ended, as for dump (log_end_of(), util.c):
  * 0 for a complete log; EX_PROTOCOL when it is cut short (no CLOSELOG,
@@ -22,12 +22,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sysexits.h>
 #include <unistd.h>
 
 #include "builtin.h"
 #include "pmclog_callgraph.h"
+#include "pmclog_pprof.h"
 #include "pmclog_reader.h"
 #include "pmclog_replay.h"
 #include "pmclog_report.h"
@@ -43,6 +43,7 @@ struct report_args {
 	const char *mapfile;	/* -M */
 	const char *event;	/* --event */
 	const char *graph_file;	/* -G; "-": standard output */
+	const char *output;	/* -o; NULL: standard output */
 	bool format_given;	/* --format or --stdio */
 	struct pmclog_resolver_opts ropts;	/* -r, -k */
 	struct pmclog_report_opts opts;
@@ -101,12 +102,13 @@ static int parse_pids(void *args, const char *s)
 	return parse_pid_list(s, a->pids, MAX_PIDS, &a->opts);
 }
 
-/* Formats of the callgraph rather than of the report's table. */
+/* Formats of the callgraph and of pmclog_pprof.h, not of the table's. */
 #define FORMAT_CHROME_TRACE	"chrome-trace"
+#define FORMAT_PPROF		"pprof"
 
 static bool known_format(const char *name)
 {
-	if (!strcmp(name, FORMAT_CHROME_TRACE))
+	if (!strcmp(name, FORMAT_CHROME_TRACE) || !strcmp(name, FORMAT_PPROF))
 		return true;
 	for (const char *const *f = pmclog_report__formats(); *f; f++)
 		if (!strcmp(*f, name))
@@ -129,7 +131,7 @@ static int set_format(struct report_args *a, const char *spelled, const char *na
 static int parse_format(void *args, const char *arg)
 {
 	if (!known_format(arg)) {
-		warnx("--format %s: expected text, json, folded or chrome-trace", arg);
+		warnx("--format %s: expected text, json, folded, pprof or chrome-trace", arg);
 		return EX_USAGE;
 	}
 	return set_format(args, "--format", arg);
@@ -198,12 +200,17 @@ const struct cmd_usage report_usage = {
 			   "only the profile of this event: its PMC id, its name\n"
 			   "as recorded, or its label (NAME#ID); default: one\n"
 			   "profile per event"),
-		OPT_CALLBACK(0, "format", "text|json|folded|chrome-trace", parse_format,
+		OPT_CALLBACK(0, "format", "text|json|folded|pprof|chrome-trace", parse_format,
 			     "a table (the default), JSON profiles and\n"
-			     "statistics, or folded rows (the samples' stacks\n"
-			     "when the log was recorded with -g); chrome-trace:\n"
-			     "the samples and maps over time, a Chrome trace\n"
-			     "(JSON) for Perfetto or chrome://tracing"),
+			     "statistics, folded rows (the samples' stacks\n"
+			     "when the log was recorded with -g), a pprof\n"
+			     "profile (gzipped profile.proto, for go tool pprof,\n"
+			     "Pyroscope, Parca); chrome-trace: the samples and\n"
+			     "maps over time, a Chrome trace (JSON) for\n"
+			     "Perfetto or chrome://tracing"),
+		OPT_STRING('o', "output", "FILE", struct report_args, output,
+			   "write the profile into FILE instead of standard\n"
+			   "output"),
 		OPT_CALLBACK(0, "stdio", NULL, parse_stdio,
 			     "the table on standard output, as perf's --stdio:\n"
 			     "--format text"),
@@ -221,49 +228,6 @@ const struct cmd_usage report_usage = {
 	.notes = "A -k or -r path that does not exist is an error (EX_NOINPUT), as perf\n"
 		 "report's -k is.",
 };
-
-/*
- * -k and -r name files that must exist: a report without them would
- * name nothing from them, and say so only object by object.  As perf
- * report does for -k ("Invalid file"), that is an error.
- */
-static int check_paths(const struct report_args *a)
-{
-	const char *root = a->ropts.root, *kernel = a->ropts.kernel;
-	struct stat st;
-	char path[4096];
-	size_t n;
-
-	if (root && *root) {
-		if (stat(root, &st) < 0) {
-			warn("-r %s", root);
-			return EX_NOINPUT;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			warnx("-r %s: not a directory (the root the objects' paths are under)", root);
-			return EX_NOINPUT;
-		}
-	}
-	if (!kernel)
-		return 0;
-	/* Where the resolver looks: ROOT (less its trailing slashes) + -k. */
-	n = root ? strlen(root) : 0;
-	while (n && root[n - 1] == '/')
-		n--;
-	if ((size_t)snprintf(path, sizeof(path), "%.*s%s", (int)n, root ? root : "",
-			     kernel) >= sizeof(path)) {
-		warnx("-k %s: path too long", kernel);
-		return EX_USAGE;
-	}
-	if (stat(path, &st) < 0) {
-		if (n)
-			warnx("-k %s: %s (under -r %s: %s)", kernel, strerror(errno), root, path);
-		else
-			warn("-k %s", kernel);
-		return EX_NOINPUT;
-	}
-	return 0;
-}
 
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
@@ -292,8 +256,15 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	if (a->mapfile && !a->gmon_dir)
 		return cmd_usage_error(&report_usage,
 				       "-M MAPFILE goes with -g DIR (the map names the files written there)");
+	if (a->graph_file && !strcmp(a->graph_file, "-") && a->output)
+		return cmd_usage_error(&report_usage,
+				       "-G - prints the callgraph on standard output and -o names a file for the profile: give -G a FILE");
+	/* A gzip stream is no text for a terminal (go tool pprof reads it). */
+	if (!strcmp(a->format, FORMAT_PPROF) && !a->output && isatty(STDOUT_FILENO))
+		return cmd_usage_error(&report_usage,
+				       "--format pprof writes a gzipped profile: redirect standard output or give -o FILE");
 	a->opts.full_paths = a->verbosity > 0;
-	return check_paths(a);
+	return resolver_paths_exist(a->ropts.root, a->ropts.kernel);
 }
 
 /* ------------------------------------------------------------------ */
@@ -304,10 +275,12 @@ struct report_ctx {
 	struct pmclog_resolver *res;
 	struct pmclog_report *rep;
 	struct pmclog_callgraph *cg;
+	struct pmclog_pprof *pp;	/* --format pprof */
 };
 
 static void ctx_free(struct report_ctx *c)
 {
+	pmclog_pprof__free(c->pp);
 	pmclog_callgraph__free(c->cg);
 	pmclog_report__free(c->rep);
 	pmclog_resolver__free(c->res);
@@ -322,7 +295,9 @@ static int ctx_init(struct report_ctx *c, const struct report_args *a)
 	c->res = c->replay ? pmclog_resolver__new(c->strings, &a->ropts) : NULL;
 	c->rep = c->res ? pmclog_report__new(c->strings, c->replay, c->res, &a->opts) : NULL;
 	c->cg = c->rep ? pmclog_callgraph__new(c->rep) : NULL;
-	if (c->cg)
+	if (c->cg && !strcmp(a->format, FORMAT_PPROF))
+		c->pp = pmclog_pprof__new(c->rep);
+	if (c->cg && (c->pp || strcmp(a->format, FORMAT_PPROF)))
 		return 0;
 	warnx("out of memory");
 	return EX_OSERR;
@@ -351,33 +326,86 @@ static int write_graph(struct report_ctx *c, const struct report_args *a)
 	return 0;
 }
 
+/* The replay's samples to the report, the callgraph and the profile. */
+static int report_sample(void *ctx, const struct pmclog_sample_loc *s)
+{
+	struct report_ctx *c = ctx;
+	int ret = pmclog_callgraph__report_sample(c->cg, s);
+
+	return ret || !c->pp ? ret : pmclog_pprof__sample(c->pp, s);
+}
+
+/* --format pprof: the profile into -o FILE or standard output. */
+static int write_pprof(struct report_ctx *c, const struct report_args *a)
+{
+	FILE *f = a->output ? fopen(a->output, "w") : stdout;
+	const char *name = a->output ? a->output : "standard output";
+
+	if (!f) {
+		warn("-o %s", a->output);
+		return EX_CANTCREAT;
+	}
+	if (pmclog_pprof__write(c->pp, f)) {
+		int err = errno;
+
+		warnx("cannot write the pprof profile to %s: %s", name, strerror(err));
+		if (a->output)
+			fclose(f);
+		return err == ENOMEM ? EX_OSERR : EX_IOERR;
+	}
+	if (a->output && fclose(f)) {
+		warn("cannot write the pprof profile to %s", name);
+		return EX_IOERR;
+	}
+	return 0;
+}
+
+/* Any other format into -o FILE: standard output becomes it. */
+static int open_output(const struct report_args *a)
+{
+	if (!a->output || !strcmp(a->format, FORMAT_PPROF))
+		return 0;
+	if (!freopen(a->output, "w", stdout)) {
+		warn("-o %s", a->output);
+		return EX_CANTCREAT;
+	}
+	return 0;
+}
+
 static int produce(struct report_ctx *c, const struct report_args *a)
 {
 	int ret;
 
-	if (pmclog_replay__run(c->replay, pmclog_callgraph__report_sample, c->cg)) {
+	if (pmclog_replay__run(c->replay, report_sample, c)) {
 		warnx("out of memory while replaying %s", a->input);
 		return EX_OSERR;
 	}
 	/* The library says which events the log has. */
 	if (a->event && pmclog_report__select(c->rep, a->event))
 		return errno == ENOMEM ? EX_OSERR : EX_USAGE;
-	if (pmclog_report__finish(c->rep) || pmclog_callgraph__finish(c->cg)) {
+	if (pmclog_report__finish(c->rep) || pmclog_callgraph__finish(c->cg) ||
+	    (c->pp && pmclog_pprof__finish(c->pp))) {
 		warnx("out of memory while replaying %s", a->input);
 		return EX_OSERR;
 	}
 	if (a->graph_file && (ret = write_graph(c, a)))
 		return ret;
+	if ((ret = open_output(a)))
+		return ret;
 	if (a->graph_file && !strcmp(a->graph_file, "-"))
 		;	/* the callgraph is the output */
 	else if (!strcmp(a->format, FORMAT_CHROME_TRACE))
 		pmclog_callgraph__print_chrome_trace(c->cg, stdout);
+	else if (c->pp && (ret = write_pprof(c, a)))
+		return ret;
+	else if (c->pp)
+		;
 	else if (!strcmp(a->format, "folded") && pmclog_callgraph__samples(c->cg))
 		pmclog_callgraph__print_folded(c->cg, stdout);
 	else
 		pmclog_report__print(c->rep, a->format, stdout);
 	if (fflush(stdout) || ferror(stdout)) {
-		warn("cannot write the report to standard output");
+		warn("cannot write the report to %s", a->output ? a->output : "standard output");
 		return EX_IOERR;
 	}
 	/* What could not be written, the library has said. */

@@ -4,5 +4,6 @@
 # link libpmclog.a: libelf for ELF files, libdw for their DWARF lines; zlib, liblzma and libzstd for
 # .ko.gz/.ko.xz/.ko.zst (and zlib's crc32 for .gnu_debuglink); libiberty
 # (static, Debian's libiberty-dev) for cplus_demangle; libdl for
-# libdebuginfod, loaded only when DEBUGINFOD_URLS is set.
-PMCLOG_LIBS	:= -ldw -lelf -lzstd -llzma -lz -liberty -ldl
+# libdebuginfod, loaded only when DEBUGINFOD_URLS is set; libprotobuf-c
+# packs report --format pprof's profile.proto.
+PMCLOG_LIBS	:= -ldw -lelf -lprotobuf-c -lzstd -llzma -lz -liberty -ldl

@@ -18,6 +18,7 @@ static const struct pmclog_command commands[] = {
 	{ &record_usage, cmd_record },
 	{ &report_usage, cmd_report },
 	{ &flamegraph_usage, cmd_flamegraph },
+	{ &script_usage, cmd_script },
 	{ &dump_usage, cmd_dump },
 	{ &list_usage, cmd_list },
 	{ &version_usage, cmd_version },

@@ -249,3 +249,46 @@ int parse_pid_list(const char *s, __u32 *pids, size_t max, struct pmclog_report_
 	o->pids = pids;
 	return 0;
 }
+
+/*
+ * -k and -r name files that must exist: a report without them would
+ * name nothing from them, and say so only object by object.  As perf
+ * report does for -k ("Invalid file"), that is an error (report and
+ * script).
+ */
+int resolver_paths_exist(const char *root, const char *kernel)
+{
+	struct stat st;
+	char path[4096];
+	size_t n;
+
+	if (root && *root) {
+		if (stat(root, &st) < 0) {
+			warn("-r %s", root);
+			return EX_NOINPUT;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			warnx("-r %s: not a directory (the root the objects' paths are under)", root);
+			return EX_NOINPUT;
+		}
+	}
+	if (!kernel)
+		return 0;
+	/* Where the resolver looks: ROOT (less its trailing slashes) + -k. */
+	n = root ? strlen(root) : 0;
+	while (n && root[n - 1] == '/')
+		n--;
+	if ((size_t)snprintf(path, sizeof(path), "%.*s%s", (int)n, root ? root : "",
+			     kernel) >= sizeof(path)) {
+		warnx("-k %s: path too long", kernel);
+		return EX_USAGE;
+	}
+	if (stat(path, &st) < 0) {
+		if (n)
+			warnx("-k %s: %s (under -r %s: %s)", kernel, strerror(errno), root, path);
+		else
+			warn("-k %s", kernel);
+		return EX_NOINPUT;
+	}
+	return 0;
+}

@@ -297,7 +297,7 @@ static int tl_record(void *ctx, const struct pmclog_record *rec)
 int pmclog_callgraph__keep_timeline(struct pmclog_callgraph *cg)
 {
 	cg->timeline = true;
-	pmclog_replay__set_record_fn(cg->rep->replay, tl_record, cg);
+	pmclog_replay__set_pre_record_fn(cg->rep->replay, tl_record, cg);
 	return 0;
 }
 

@@ -356,9 +356,20 @@ bool pmclog_report__wanted(const struct pmclog_report *rep,
 /* A record of pid at tstamp in --pid and --time; the kernel's in every --pid. */
 bool pmclog_report__pid_time_wanted(const struct pmclog_report *rep, __u32 pid,
 				    __u64 tstamp);
+/* Whether tstamp is inside the report's --time (pmclog_script.c's events). */
+bool pmclog_report__time_wanted(const struct pmclog_report *rep, __u64 tstamp);
 /* During pmclog_replay__run(): the object pid maps at addr; NULL: none. */
 struct pmclog_object *pmclog_replay__object_at(struct pmclog_replay *r, __u32 pid,
 					       __u64 addr);
+/*
+ * Before pmclog_replay__run(): fn sees every record, samples included, in
+ * replay order, just before the replay applies it (a MAP_OUT while its
+ * map is still there: the timeline's names); a non-zero return stops the
+ * replay.  NULL: none.  Unlike pmclog_replay__set_record_fn()'s, which
+ * comes after.
+ */
+void pmclog_replay__set_pre_record_fn(struct pmclog_replay *r, pmclog_replay_record_fn fn,
+				      void *ctx);
 /* After pmclog_report__finish(): whether PMC pmcid has a profile (--event). */
 bool pmclog_report__pmc_kept(const struct pmclog_report *rep, __u32 pmcid);
 int pmclog_report__frame_name(struct pmclog_report *rep, struct pmclog_object *obj,

@@ -46,8 +46,10 @@ struct pmclog_replay {
 	struct pmclog_tool tool;	/* the records, in time order */
 	pmclog_replay_sample_fn sample_fn;	/* during pmclog_replay__run() */
 	void *sample_ctx;
-	pmclog_replay_record_fn record_fn;	/* pmclog_replay__set_record_fn() */
+	pmclog_replay_record_fn record_fn;	/* the other records, applied */
 	void *record_ctx;
+	pmclog_replay_record_fn pre_fn;		/* every record, before it is */
+	void *pre_ctx;
 	struct pmclog_strings *strings;
 	unsigned char *arena;
 	size_t arena_len, arena_cap;
@@ -434,6 +436,9 @@ static void frame_lookup(struct pmclog_replay *r, struct pmclog_frame *f,
 	if (e) {
 		f->obj = e->obj;
 		f->objaddr = at - e->start + e->base;
+		f->map_start = e->start;
+		f->map_end = e->end;
+		f->map_base = e->base;
 	}
 }
 
@@ -456,6 +461,8 @@ static int sample_frames(struct pmclog_replay *r, struct pmclog_sample_loc *loc,
 		r->frames[k++] = (struct pmclog_frame){
 			.pc = loc->pc, .obj = loc->obj, .objaddr = loc->objaddr,
 			.user = loc->user, .hidden = loc->hidden,
+			.map_start = loc->map_start, .map_end = loc->map_end,
+			.map_base = loc->map_base,
 		};
 	for (size_t i = 0; i < n; i++) {
 		struct pmclog_frame *f;
@@ -515,6 +522,9 @@ static int on_pcsample(struct pmclog_tool *tool, const struct pmclog_record *rec
 		if (e) {
 			loc.obj = e->obj;
 			loc.objaddr = loc.pc - e->start + e->base;
+			loc.map_start = e->start;
+			loc.map_end = e->end;
+			loc.map_base = e->base;
 		} else {
 			r->stats.samples_no_object++;
 		}
@@ -534,6 +544,7 @@ static int on_initialize(struct pmclog_tool *tool, const struct pmclog_record *r
 
 	r->stats.abi_version = rec->rec.initialize->abi_version;
 	r->stats.start_tstamp = rec->tstamp;
+	r->stats.start_realtime_ns = rec->rec.initialize->realtime_ns;
 	return 0;
 }
 
@@ -658,10 +669,14 @@ int pmclog_replay__run(struct pmclog_replay *r, pmclog_replay_sample_fn fn,
 		r->cur_cc = r->refs[i].cc_off == NO_CC ? NULL :
 			    (const void *)(r->arena + r->refs[i].cc_off);
 		r->cur_cc_paired = r->refs[i].paired;
-		if (r->record_fn)
-			ret = r->record_fn(r->record_ctx, &rec);
+		r->stats.end_tstamp = rec.tstamp;
+		if (r->pre_fn)
+			ret = r->pre_fn(r->pre_ctx, &rec);
 		if (!ret)
 			ret = pmclog_tool__deliver(&r->tool, &rec);
+		if (!ret && r->record_fn && rec.type != PMCLOG_TYPE_PCSAMPLE &&
+		    rec.type != PMCLOG_TYPE_CALLCHAIN)
+			ret = r->record_fn(r->record_ctx, &rec);
 	}
 	r->stats.ksymbols_unmapped = r->npending;
 	r->stats.buildids_unmapped += r->npending_bids;
@@ -669,6 +684,13 @@ int pmclog_replay__run(struct pmclog_replay *r, pmclog_replay_sample_fn fn,
 		if (r->objs[i]->logsyms)
 			pmclog_symtab__finish(r->objs[i]->logsyms, r->objs[i]->limit);
 	return ret;
+}
+
+void pmclog_replay__set_record_fn(struct pmclog_replay *r, pmclog_replay_record_fn fn,
+				  void *ctx)
+{
+	r->record_fn = fn;
+	r->record_ctx = ctx;
 }
 
 const struct pmclog_replay_stats *pmclog_replay__stats(const struct pmclog_replay *r)
@@ -706,11 +728,11 @@ const struct pmclog_replay_pmc *pmclog_replay__pmc(const struct pmclog_replay *r
 	return i < r->npmcs ? &r->pmcs[i] : NULL;
 }
 
-void pmclog_replay__set_record_fn(struct pmclog_replay *r, pmclog_replay_record_fn fn,
-				  void *ctx)
+void pmclog_replay__set_pre_record_fn(struct pmclog_replay *r, pmclog_replay_record_fn fn,
+				      void *ctx)
 {
-	r->record_fn = fn;
-	r->record_ctx = ctx;
+	r->pre_fn = fn;
+	r->pre_ctx = ctx;
 }
 
 struct pmclog_object *pmclog_replay__object_at(struct pmclog_replay *r, __u32 pid,

@@ -78,6 +78,12 @@ struct pmclog_frame {
 	__u64 objaddr;
 	bool user;
 	bool hidden;	/* the sample's own kernel PC, hidden (pc 0) */
+	/*
+	 * With obj: the map that held it then, as MAP_IN made it (what is
+	 * left of it after a MAP_OUT): [map_start, map_end) at object
+	 * address map_base.  pprof's Mapping (pmclog_pprof.h).
+	 */
+	__u64 map_start, map_end, map_base;
 };
 
 struct pmclog_sample_loc {
@@ -99,6 +105,8 @@ struct pmclog_sample_loc {
 	const struct pmclog_frame *frames;
 	size_t nframes;
 	__u32 callchain_flags;		/* PMCLOG_CC_F_*: where it was cut */
+	/* With obj: the map that held pc, as for struct pmclog_frame. */
+	__u64 map_start, map_end, map_base;
 };
 
 #define PMCLOG_REPLAY_TYPES	(PMCLOG_TYPE_MAX_KNOWN + 2)	/* last: newer types */
@@ -131,6 +139,9 @@ struct pmclog_replay_stats {
 	__u64 period;
 	bool freq;
 	const char *event;		/* interned PMCALLOCATE name, or NULL */
+	/* INITIALIZE's CLOCK_REALTIME (0: none); the last record's tstamp. */
+	__u64 start_realtime_ns;
+	__u64 end_tstamp;
 };
 
 /*
@@ -155,6 +166,11 @@ struct pmclog_replay;
 typedef int (*pmclog_replay_sample_fn)(void *ctx,
 				       const struct pmclog_sample_loc *s);
 
+/*
+ * A record of the replay other than PCSAMPLE and CALLCHAIN (which come as
+ * samples), in time order, after the replay applied it: pmclog_replay__comm()
+ * and the maps are then as of the record (libpmclog 1.1).
+ */
 typedef int (*pmclog_replay_record_fn)(void *ctx, const struct pmclog_record *rec);
 
 PMCLOG_API struct pmclog_replay *pmclog_replay__new(struct pmclog_strings *strings);
@@ -171,13 +187,12 @@ PMCLOG_API int pmclog_replay__run(struct pmclog_replay *r, pmclog_replay_sample_
 				  void *ctx);
 
 /*
- * libpmclog 1.1: fn also sees every record during pmclog_replay__run(),
- * in replay (time) order, just before the replay applies it (a MAP_OUT
- * while its map is still there); a non-zero return stops the replay as
- * the sample function's does.  Set before the run; NULL: none.
+ * Before pmclog_replay__run(): also hand every other record to fn (NULL:
+ * none), with ctx, between the samples, as perf script shows its events.
  */
 PMCLOG_API void pmclog_replay__set_record_fn(struct pmclog_replay *r,
 					     pmclog_replay_record_fn fn, void *ctx);
+
 PMCLOG_API const struct pmclog_replay_stats *pmclog_replay__stats(const struct pmclog_replay *r);
 PMCLOG_API size_t pmclog_replay__nobjects(const struct pmclog_replay *r);
 PMCLOG_API struct pmclog_object *pmclog_replay__object(const struct pmclog_replay *r,

@@ -675,6 +675,11 @@ bool pmclog_report__pid_time_wanted(const struct pmclog_report *rep, __u32 pid,
 	return (pid == PMCLOG_PID_KERNEL || pid_wanted(rep, pid)) && time_wanted(rep, tstamp);
 }
 
+bool pmclog_report__time_wanted(const struct pmclog_report *rep, __u64 tstamp)
+{
+	return time_wanted(rep, tstamp);
+}
+
 bool pmclog_report__pmc_kept(const struct pmclog_report *rep, __u32 pmcid)
 {
 	return pmcid < PMCLOG_PMCIDS && rep->prof_of[pmcid] >= 0;
