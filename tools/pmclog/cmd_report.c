@@ -355,6 +355,7 @@ static int read_log(const struct report_args *a, struct pmclog_replay *rp,
 		warn("cannot open %s", name);
 		return errno == ENOMEM ? EX_OSERR : EX_NOINPUT;
 	}
+	/* Replayed as read: memory is the sort window's, not the log's. */
 	while ((ret = pmclog_reader__next(r, &rec)) == 1) {
 		if (pmclog_replay__add(rp, &rec)) {
 			pmclog_reader__free(r);
@@ -400,7 +401,7 @@ static int ctx_init(struct report_ctx *c, const struct report_args *a)
 	c->res = c->replay ? pmclog_resolver__new(c->strings, &a->ropts) : NULL;
 	c->rep = c->res ? pmclog_report__new(c->strings, c->replay, c->res, &a->opts) : NULL;
 	c->cg = c->rep ? pmclog_callgraph__new(c->rep) : NULL;
-	if (c->cg)
+	if (c->cg && !pmclog_replay__stream(c->replay, pmclog_callgraph__report_sample, c->cg))
 		return 0;
 	warnx("out of memory");
 	return EX_OSERR;
