@@ -28,6 +28,7 @@
 #include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "builtin.h"
 #include "pmclog_archive.h"
@@ -77,7 +78,12 @@ struct record_opts {
 	const char *archive;	/* --archive DIR; NULL if none */
 	bool callchain;		/* -g */
 	unsigned int callchain_depth;	/* --callchain-depth; 0: the module's */
+	/* zstd level of the saved log (-z, --compression-level); 0: none */
+	int compression_level;
 };
+
+/* As perf record -z: level 1, fast and most of the gain. */
+#define DEFAULT_COMPRESSION	1
 
 enum stop_reason {
 	STOP_NONE,
@@ -222,6 +228,32 @@ static int parse_callchain_depth(void *args, const char *s)
 	return 0;
 }
 
+static int parse_compress(void *args, const char *s)
+{
+	struct record_opts *o = args;
+
+	(void)s;
+	o->compression_level = DEFAULT_COMPRESSION;
+	return 0;
+}
+
+static int parse_compression_level(void *args, const char *s)
+{
+	struct record_opts *o = args;
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' ||
+	    v > (unsigned long long)ZSTD_maxCLevel()) {
+		warnx("--compression-level %s: 0 (none) to %d", s, ZSTD_maxCLevel());
+		return EX_USAGE;
+	}
+	o->compression_level = (int)v;
+	return 0;
+}
+
 /* Combinations the table cannot tell: 0, or EX_USAGE (said). */
 static int check_options(const struct record_opts *o)
 {
@@ -341,6 +373,12 @@ const struct cmd_usage record_usage = {
 			     "with -g: at most N kernel and N user frames per\n"
 			     "stack (default: the module's callchain_max_depth,\n"
 			     "127); implies -g"),
+		OPT_CALLBACK('z', NULL, NULL, parse_compress,
+			     "save the log compressed (zstd, level " STR(DEFAULT_COMPRESSION) "), the\n"
+			     "default; report and dump read it as it is"),
+		OPT_CALLBACK(0, "compression-level", "N", parse_compression_level,
+			     "zstd level N of the saved log, 1 (fast, the\n"
+			     "default) to 22 (small); 0: saved uncompressed"),
 		OPT_BOOL(0, "no-kallsyms", struct record_opts, no_kallsyms, true, 0,
 			 "do not save the kernel's symbols (/proc/kallsyms)\n"
 			 "in the log; a report then needs -k to name kernel\n"
@@ -855,11 +893,15 @@ static void print_summary(struct recorder *rec)
 		return;
 	if (rec->opts->verbosity > 0 && rec->stop == STOP_SIGNAL)
 		warnx("stopped by %s", strsignal(rec->stop_signal));
-	fprintf(stderr, "pmclog: %llu records, %llu samples, %llu samples dropped, %llu records dropped, %llu bytes written to %s\n",
+	fprintf(stderr, "pmclog: %llu records, %llu samples, %llu samples dropped, %llu records dropped, %llu bytes written to %s",
 		(unsigned long long)st->records, (unsigned long long)st->samples,
 		(unsigned long long)pmclog_stats__samples_dropped(st),
 		(unsigned long long)pmclog_stats__records_dropped(st),
 		(unsigned long long)pmclog_writer__written(rec->writer), rec->out_name);
+	if (rec->opts->compression_level)
+		fprintf(stderr, " (zstd level %d: %llu bytes of log)", rec->opts->compression_level,
+			(unsigned long long)pmclog_writer__saved(rec->writer));
+	fputc('\n', stderr);
 	/* Missing samples, not lost ones: said apart, and only when so. */
 	if (st->throttles || st->cpus_skipped)
 		fprintf(stderr, "pmclog: the kernel throttled sampling %llu times (too many overflow interrupts per tick) and did not start it on %llu CPUs (counter busy or absent); pmclog report says how long\n",
@@ -1021,6 +1063,7 @@ static int start_recording(struct recorder *rec)
 	/* The kernel's and START's modules' build-ids, as START's MAP_INs come. */
 	wopts.sysfs = "/sys";
 	wopts.tool = rec->archive ? pmclog_archive__tool(rec->archive) : NULL;
+	wopts.compression_level = o->compression_level;
 	rec->writer = pmclog_writer__new(rec->out, &wopts);
 	if (!rec->writer) {
 		warn("cannot save %s", rec->out_name);
@@ -1080,7 +1123,7 @@ static void discard_output(struct recorder *rec)
 
 int record_main(int argc, char **argv, struct pmclog_device *dev)
 {
-	struct record_opts opts = { 0 };
+	struct record_opts opts = { .compression_level = DEFAULT_COMPRESSION };
 	struct recorder rec = {
 		.opts = &opts, .dev = dev, .out = -1, .sigfd = -1, .pidfd = -1,
 		.go_fd = -1, .exec_fd = -1,

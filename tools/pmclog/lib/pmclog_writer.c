@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "pmclog_internal.h"
 #include "pmclog_writer.h"
@@ -47,6 +48,10 @@ struct pmclog_writer {
 	const unsigned char *cur;	/* the caller's, during a call: after buf */
 	size_t cur_len;
 	__u64 written;		/* bytes in the file */
+	__u64 saved;		/* bytes of log saved (before compression) */
+	ZSTD_CCtx *zc;		/* compressing: the stream, else NULL */
+	unsigned char *zout;	/* its output, before write(2) */
+	size_t zout_cap;
 
 	unsigned char *synth;	/* the synthetic records, staged */
 	size_t synth_len, synth_cap;
@@ -62,7 +67,7 @@ static struct pmclog_writer *writer_of(struct pmclog_tool *tool)
 /* ------------------------------------------------------------------ */
 /* Output                                                             */
 
-static void write_out(struct pmclog_writer *w, const void *p, size_t n)
+static void write_file(struct pmclog_writer *w, const void *p, size_t n)
 {
 	const unsigned char *b = p;
 
@@ -79,6 +84,41 @@ static void write_out(struct pmclog_writer *w, const void *p, size_t n)
 		n -= (size_t)k;
 		w->written += (size_t)k;
 	}
+}
+
+/*
+ * Compress [p, p + n) into the stream (ZSTD_e_continue), flush what it
+ * holds (ZSTD_e_flush, p NULL), or end the stream (ZSTD_e_end, p NULL).
+ */
+static void compress_out(struct pmclog_writer *w, const void *p, size_t n,
+			 ZSTD_EndDirective how)
+{
+	ZSTD_inBuffer in = { p, n, 0 };
+	size_t left;
+
+	do {
+		ZSTD_outBuffer out = { w->zout, w->zout_cap, 0 };
+
+		left = ZSTD_compressStream2(w->zc, &out, &in, how);
+		if (ZSTD_isError(left)) {
+			pr_warn("%s: cannot compress the log: zstd: %s\n", w->name,
+				ZSTD_getErrorName(left));
+			w->err = -ENOMEM;
+			return;
+		}
+		write_file(w, w->zout, out.pos);
+	} while (!w->err && (how == ZSTD_e_continue ? in.pos < in.size : left != 0));
+}
+
+static void write_out(struct pmclog_writer *w, const void *p, size_t n)
+{
+	if (w->err || !n)
+		return;
+	w->saved += n;
+	if (w->zc)
+		compress_out(w, p, n, ZSTD_e_continue);
+	else
+		write_file(w, p, n);
 }
 
 /* The log offset just past the input given so far. */
@@ -358,9 +398,11 @@ struct pmclog_writer *pmclog_writer__new(int fd,
 	const char *name = OPTS_GET(opts, name, NULL);
 	const char *sysfs = OPTS_GET(opts, sysfs, NULL);
 	struct pmclog_tool *observer = OPTS_GET(opts, tool, NULL);
+	int level = OPTS_GET(opts, compression_level, 0);
 	struct pmclog_writer *w;
 
-	if (!OPTS_VALID(opts, pmclog_writer_opts__last_field) || fd < 0) {
+	if (!OPTS_VALID(opts, pmclog_writer_opts__last_field) || fd < 0 ||
+	    level < 0 || level > ZSTD_maxCLevel()) {
 		pmclog_kallsyms__free(ksyms);
 		errno = EINVAL;
 		return NULL;
@@ -377,12 +419,27 @@ struct pmclog_writer *pmclog_writer__new(int fd,
 	w->ksyms = ksyms;
 	w->name = strdup(name ? name : "the log");
 	w->reader = pmclog_reader__new(NULL);
+	if (w->reader)
+		pmclog_reader__plain(w->reader);
 	w->sysfs = sysfs ? strdup(sysfs) : NULL;
 	w->observer = observer;
 	if (!w->name || !w->reader || (sysfs && !w->sysfs)) {
 		pmclog_writer__free(w);
 		errno = ENOMEM;
 		return NULL;
+	}
+	if (level) {
+		w->zc = ZSTD_createCCtx();
+		w->zout_cap = ZSTD_CStreamOutSize();
+		w->zout = malloc(w->zout_cap);
+		/* A checksum per frame: damage the records did not show is found. */
+		if (!w->zc || !w->zout ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, level)) ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_checksumFlag, 1))) {
+			pmclog_writer__free(w);
+			errno = ENOMEM;
+			return NULL;
+		}
 	}
 	return w;
 }
@@ -422,6 +479,13 @@ int pmclog_writer__write(struct pmclog_writer *w, const void *buf, size_t len)
 	}
 	w->cur = NULL;
 	w->cur_len = 0;
+	/*
+	 * What was given is in the file, a zstd block at least (each one
+	 * costs a few bytes, and the window is kept): a recorder killed
+	 * leaves a log cut where it stopped, not a block before.
+	 */
+	if (w->zc && !w->err)
+		compress_out(w, NULL, 0, ZSTD_e_flush);
 	return !err && w->err ? pmclog_err(-w->err) : 0;
 }
 
@@ -436,6 +500,8 @@ int pmclog_writer__finish(struct pmclog_writer *w)
 	save_input(w, input_end(w));
 	/* A log that stopped without CLOSELOG still gets its symbols. */
 	add_synth(w);
+	if (w->zc && !w->err)
+		compress_out(w, NULL, 0, ZSTD_e_end);
 	return w->err ? pmclog_err(-w->err) : 0;
 }
 
@@ -447,6 +513,11 @@ const struct pmclog_stats *pmclog_writer__stats(const struct pmclog_writer *w)
 __u64 pmclog_writer__written(const struct pmclog_writer *w)
 {
 	return w->written;
+}
+
+__u64 pmclog_writer__saved(const struct pmclog_writer *w)
+{
+	return w->saved;
 }
 
 int pmclog_writer__error(const struct pmclog_writer *w)
@@ -465,5 +536,7 @@ void pmclog_writer__free(struct pmclog_writer *w)
 	free(w->buf);
 	free(w->synth);
 	free(w->bids);
+	ZSTD_freeCCtx(w->zc);
+	free(w->zout);
 	free(w);
 }
