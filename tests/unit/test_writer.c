@@ -233,6 +233,64 @@ static void test_ksymbols_before_closelog(void **state)
 	assert_string_equal(said, "");
 }
 
+/*
+ * ksyms_later: the symbols come while the log is being written (the
+ * recorder reads /proc/kallsyms beside it); the kernel samples given
+ * before are marked then, so the file is the one a writer that had them
+ * from the start saves.  Given twice, after CLOSELOG or without
+ * ksyms_later, they are refused (and freed).
+ */
+static void test_ksymbols_later(void **state)
+{
+	static struct logbuf b, want, out;
+	size_t closelog;
+	(void)state;
+
+	memset(&b, 0, sizeof(b));
+	sampled_log(&b, &closelog);
+	{
+		int fd = new_file();
+		struct pmclog_writer *w = new_writer(fd, true);
+
+		write_in_steps(w, &b, 16384);
+		assert_int_equal(pmclog_writer__finish(w), 0);
+		file_contents(fd, &want);
+		pmclog_writer__free(w);
+		close(fd);
+	}
+	for (size_t at = 0; at < closelog; at += 8) {
+		struct pmclog_writer_opts opts = PMCLOG_WRITER_OPTS_INIT;
+		struct pmclog_writer *w;
+		int fd = new_file();
+
+		opts.name = "test.pmclog";
+		opts.ksyms_later = true;
+		w = pmclog_writer__new(fd, &opts);
+		assert_non_null(w);
+		/* The samples before at, then the symbols, then the rest. */
+		assert_int_equal(pmclog_writer__write(w, b.data, at), 0);
+		assert_int_equal(pmclog_writer__add_ksyms(w, read_kallsyms()), 0);
+		assert_int_equal(pmclog_writer__add_ksyms(w, read_kallsyms()), -EINVAL);
+		assert_int_equal(pmclog_writer__write(w, b.data + at, b.len - at), 0);
+		assert_int_equal(pmclog_writer__finish(w), 0);
+		file_contents(fd, &out);
+		assert_int_equal(out.len, want.len);
+		assert_memory_equal(out.data, want.data, want.len);
+		assert_int_equal(pmclog_writer__add_ksyms(w, read_kallsyms()), -EINVAL);
+		pmclog_writer__free(w);
+		close(fd);
+	}
+	{
+		int fd = new_file();
+		struct pmclog_writer *w = new_writer(fd, false);
+
+		assert_int_equal(pmclog_writer__add_ksyms(w, read_kallsyms()), -EINVAL);
+		pmclog_writer__free(w);
+		close(fd);
+	}
+	assert_string_equal(said, "");
+}
+
 /* A log that stops without CLOSELOG gets its symbols at the end. */
 static void test_ksymbols_without_closelog(void **state)
 {
@@ -620,6 +678,7 @@ int main(void)
 		cmocka_unit_test_setup(test_copy_as_given, setup),
 		cmocka_unit_test_setup(test_ksymbols_before_closelog, setup),
 		cmocka_unit_test_setup(test_ksymbols_without_closelog, setup),
+		cmocka_unit_test_setup(test_ksymbols_later, setup),
 		cmocka_unit_test_setup(test_buildids_from_sysfs, setup),
 		cmocka_unit_test_setup(test_undecodable, setup),
 		cmocka_unit_test_setup(test_after_closelog, setup),

@@ -32,6 +32,14 @@ struct pmclog_writer {
 	int fd;
 	char *name;
 	struct pmclog_kallsyms *ksyms;	/* NULL once its records are written */
+	/*
+	 * opts.ksyms_later, until pmclog_writer__add_ksyms(): the kernel
+	 * PCs to mark then.
+	 */
+	bool ksyms_later;
+	__u64 *pcs;
+	size_t npcs, pcs_cap;
+	bool pcs_lost;		/* out of memory for them: said once */
 	char *sysfs;			/* NULL: no BUILDIDs of the kernel */
 	struct pmclog_tool *observer;	/* opts.tool, or NULL */
 	bool synth_done;		/* the synthetic records are written */
@@ -319,13 +327,32 @@ static int on_map_in(struct pmclog_tool *tool, const struct pmclog_record *rec)
 	return 0;
 }
 
+/* Mark the kernel function of pc, now or once the symbols come. */
+static void mark_pc(struct pmclog_writer *w, __u64 pc)
+{
+	if (w->ksyms) {
+		pmclog_kallsyms__mark(w->ksyms, pc);
+		return;
+	}
+	if (!w->ksyms_later || (w->npcs && w->pcs[w->npcs - 1] == pc))
+		return;
+	if (PMCLOG_GROW(w->pcs, w->pcs_cap, w->npcs + 1)) {
+		if (!w->pcs_lost)
+			pr_warn("%s: out of memory: some kernel functions sampled before the kernel's symbols were read will not be named\n",
+				w->name);
+		w->pcs_lost = true;
+		return;
+	}
+	w->pcs[w->npcs++] = pc;
+}
+
 /* A kernel sample marks the function it fell in, for add_synth(). */
 static int on_pcsample(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
 	struct pmclog_writer *w = writer_of(tool);
 
-	if (w->ksyms && !(rec->flags & PMCLOG_HF_USER))
-		pmclog_kallsyms__mark(w->ksyms, rec->rec.pcsample->pc);
+	if (!(rec->flags & PMCLOG_HF_USER))
+		mark_pc(w, rec->rec.pcsample->pc);
 	return 0;
 }
 
@@ -339,11 +366,11 @@ static int on_callchain(struct pmclog_tool *tool, const struct pmclog_record *re
 	struct pmclog_writer *w = writer_of(tool);
 	const struct pmclog_callchain *c = rec->rec.callchain;
 
-	for (unsigned int i = 0; w->ksyms && i < c->nkernel; i++) {
+	for (unsigned int i = 0; (w->ksyms || w->ksyms_later) && i < c->nkernel; i++) {
 		bool exact = !i || c->pc[i - 1] == PMCLOG_CC_EXACT;
 
 		if (c->pc[i] && c->pc[i] != PMCLOG_CC_EXACT)
-			pmclog_kallsyms__mark(w->ksyms, exact ? c->pc[i] : c->pc[i] - 1);
+			mark_pc(w, exact ? c->pc[i] : c->pc[i] - 1);
 	}
 	return 0;
 }
@@ -417,6 +444,7 @@ struct pmclog_writer *pmclog_writer__new(int fd,
 	pmclog_stats__init(&w->stats);
 	w->fd = fd;
 	w->ksyms = ksyms;
+	w->ksyms_later = !ksyms && OPTS_GET(opts, ksyms_later, false);
 	w->name = strdup(name ? name : "the log");
 	w->reader = pmclog_reader__new(NULL);
 	if (w->reader)
@@ -515,6 +543,22 @@ __u64 pmclog_writer__written(const struct pmclog_writer *w)
 	return w->written;
 }
 
+int pmclog_writer__add_ksyms(struct pmclog_writer *w, struct pmclog_kallsyms *ks)
+{
+	if (!w->ksyms_later || w->synth_done) {
+		pmclog_kallsyms__free(ks);
+		return pmclog_err(EINVAL);
+	}
+	w->ksyms_later = false;
+	w->ksyms = ks;
+	for (size_t i = 0; ks && i < w->npcs; i++)
+		pmclog_kallsyms__mark(ks, w->pcs[i]);
+	free(w->pcs);
+	w->pcs = NULL;
+	w->npcs = w->pcs_cap = 0;
+	return 0;
+}
+
 __u64 pmclog_writer__saved(const struct pmclog_writer *w)
 {
 	return w->saved;
@@ -538,5 +582,6 @@ void pmclog_writer__free(struct pmclog_writer *w)
 	free(w->bids);
 	ZSTD_freeCCtx(w->zc);
 	free(w->zout);
+	free(w->pcs);
 	free(w);
 }
