@@ -41,6 +41,43 @@ bool pmclog_track_targets(const struct pmclog_owner *o, struct task_struct *t)
 	return true;
 }
 
+/*
+ * pmclog_callchain.c needs the kernel's unwinder: its part in a path
+ * without -g (the PMC here has no PMCLOG_PMC_F_CALLCHAIN) is the test at
+ * the top of pmclog_callchain_record(), the same here; take is never
+ * called for such a PMC.
+ */
+void pmclog_callchain_free(struct pmclog_cpu *pc)
+{
+	kvfree(pc->cc);
+	pc->cc = NULL;
+}
+
+void pmclog_callchain_take(struct pmclog_cpu *pc, unsigned long slot,
+			   const struct pmclog_pmc *pmc, struct pt_regs *regs)
+{
+	(void)pc;
+	(void)slot;
+	(void)pmc;
+	(void)regs;
+	fprintf(stderr, "sample_path: a stack taken for a PMC without -g\n");
+	abort();
+}
+
+const struct pmclog_callchain *
+pmclog_callchain_record(struct pmclog_cpu *pc, unsigned long slot,
+			const struct pmclog_sample *s)
+{
+	const struct pmclog_owner *o = pc->owner;
+
+	(void)slot;
+	if (!s->pmcid || s->pmcid > o->npmcs ||
+	    !(o->pmcs[s->pmcid - 1].flags & PMCLOG_PMC_F_CALLCHAIN) || !pc->cc)
+		return NULL;
+	fprintf(stderr, "sample_path: a stack recorded for a PMC without -g\n");
+	abort();
+}
+
 u16 pmclog_x86_pmu_kind(void) { return PMCLOG_PMU_NONE; }
 u8 pmclog_x86_pmu_vendor(void) { return PMCLOG_CPU_VENDOR_INTEL; }
 

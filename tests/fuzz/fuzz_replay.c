@@ -4,15 +4,27 @@
  * checked against a reference model.
  *
  * The input is a log.  Its records go to a replay, as `pmclog report`
- * adds them, and to the model here, which sorts them the same way (by
- * tstamp, then position) and replays them naively: a map is an unsorted
- * list of intervals, each keeping the start and object address it was
- * mapped with, cut by MAP_OUT and by later MAP_INs, its object changed by
- * a BUILDID at its start (the recorder's wait for START's kernel map that
- * starts there).  Every sample the
- * replay hands out must be the one the model expects next, in the object
- * and at the object address the model finds; the statistics, the
- * objects, the commands of PROCEXEC and the KSYMBOL tables must agree.
+ * adds them, and to the model here, which orders them as the replay's
+ * window must (pmclog_replay.h), naively: every record waits in a list
+ * until one newer than it by the window has come, the oldest of those
+ * below the limit (by tstamp, then position) is taken by a scan, and a
+ * record below the limit when it comes is taken at once, late when it is
+ * older than one taken before.  It replays them naively too: a map is an
+ * unsorted list of intervals, each keeping the start and object address
+ * it was mapped with, cut by MAP_OUT and by later MAP_INs, its object
+ * changed by a BUILDID at its start (the recorder's wait for START's
+ * kernel map that starts there); a late KSYMBOL of the recorder's goes to
+ * the first of START's kernel maps that held it, a late BUILDID of the
+ * recorder's gives its build-id to the object of START's kernel map at its
+ * start, in place.  A CALLCHAIN goes with the PCSAMPLE just before it in
+ * the log when it is its (same cpu, time, PMC, mode, thread).  Every
+ * sample the replay hands out must be the one the model expects next, in
+ * the object and at the object address the model finds, with a stack
+ * exactly when the model pairs it; the statistics, the objects, the
+ * commands of PROCEXEC and the KSYMBOL tables must agree.  The input's size chooses the window (the
+ * default, 0 or 1000 ns) and whether the replay streams (samples handed
+ * out from inside pmclog_replay__add()) or holds the records until
+ * pmclog_replay__run().
  */
 #include "fuzz_common.h"
 #include "pmclog_replay.h"
@@ -69,10 +81,31 @@ struct m_pending_bid {
 	__u8 size;
 };
 
+/* A record in replay order. */
+struct m_ord {
+	size_t rec;
+	bool late;
+};
+
+/* A kernel map of START, as mapped. */
+struct m_initial {
+	__u64 start, end, offset;
+	size_t obj;
+};
+
 struct model {
-	struct m_rec *recs;
+	struct m_rec *recs;		/* as read */
 	size_t nrecs, recs_cap;
-	size_t next;			/* the next record to replay */
+	/* The window */
+	__u64 window, limit, max_ts, last_ts;
+	bool taken;			/* last_ts is one */
+	size_t *wait;			/* records waiting, unsorted */
+	size_t nwait, wait_cap;
+	struct m_ord *ord;		/* the records in replay order */
+	size_t nord, ord_cap;
+	size_t next;			/* the next of ord to replay */
+	struct m_initial *initial;
+	size_t ninitial, initial_cap;
 	struct m_map *maps;
 	size_t nmaps, maps_cap;
 	struct m_obj *objs;
@@ -101,29 +134,74 @@ static void *grow(void *arr, size_t *cap, size_t n, size_t sz)
 #define PUSH(arr, n, cap) \
 	((arr) = grow((arr), &(cap), (n), sizeof(*(arr))), &(arr)[(n)++])
 
+/* Record i joins the replay order. */
+static void m_take(struct model *m, size_t i)
+{
+	bool late = m->taken && m->recs[i].tstamp < m->last_ts;
+
+	if (!late)
+		m->last_ts = m->recs[i].tstamp;
+	m->taken = true;
+	*PUSH(m->ord, m->nord, m->ord_cap) = (struct m_ord){ .rec = i, .late = late };
+}
+
+/* Take the oldest waiting record below limit (all of them: UINT64_MAX); false if none. */
+static bool m_take_oldest(struct model *m, __u64 limit, bool all)
+{
+	size_t best = m->nwait;
+
+	for (size_t k = 0; k < m->nwait; k++) {
+		const struct m_rec *x = &m->recs[m->wait[k]];
+
+		if (!all && x->tstamp >= limit)
+			continue;
+		if (best == m->nwait || x->tstamp < m->recs[m->wait[best]].tstamp ||
+		    (x->tstamp == m->recs[m->wait[best]].tstamp &&
+		     x->seq < m->recs[m->wait[best]].seq))
+			best = k;
+	}
+	if (best == m->nwait)
+		return false;
+	m_take(m, m->wait[best]);
+	m->wait[best] = m->wait[--m->nwait];
+	return true;
+}
+
+/* The window, as pmclog_replay.h says it: record i comes. */
+static void m_window(struct model *m, size_t i)
+{
+	__u64 t = m->recs[i].tstamp;
+
+	if (t < m->limit) {
+		m_take(m, i);
+		return;
+	}
+	*PUSH(m->wait, m->nwait, m->wait_cap) = i;
+	if (t > m->max_ts)
+		m->max_ts = t;
+	if (m->max_ts < m->window || m->max_ts - m->window <= m->limit)
+		return;
+	m->limit = m->max_ts - m->window;
+	while (m_take_oldest(m, m->limit, false))
+		;
+}
+
 static void model_add(void *ctx, const struct pmclog_record *rec)
 {
 	struct model *m = ctx;
 	struct m_rec *r;
 	void *copy;
 
-	if (pmclog_replay__add(m->rp, rec))
-		fz_fail("pmclog_replay__add: %s", strerror(errno));
 	copy = malloc(rec->length);
 	if (!copy)
 		fz_fail("out of memory in the model");
 	memcpy(copy, rec->rec.header, rec->length);
 	r = PUSH(m->recs, m->nrecs, m->recs_cap);
 	*r = (struct m_rec){ .tstamp = rec->tstamp, .seq = m->nrecs - 1, .h = copy };
-}
-
-static int m_rec_cmp(const void *a, const void *b)
-{
-	const struct m_rec *x = a, *y = b;
-
-	if (x->tstamp != y->tstamp)
-		return x->tstamp < y->tstamp ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	/* First: a streaming replay hands out samples from inside add. */
+	m_window(m, m->nrecs - 1);
+	if (pmclog_replay__add(m->rp, rec))
+		fz_fail("pmclog_replay__add: %s", strerror(errno));
 }
 
 static struct m_map *m_map(struct model *m, __u32 pid)
@@ -138,12 +216,15 @@ static struct m_map *m_map(struct model *m, __u32 pid)
 	return map;
 }
 
-/* The model's object of (path, kind, build-id), or NULL. */
+/*
+ * The model's object of (path, kind, build-id), or NULL; the newest, as
+ * the replay looks (a late BUILDID may give an object the key of another).
+ */
 static const struct m_obj *m_obj_find(const struct model *m, const char *path,
 				      enum pmclog_obj_kind kind, const __u8 *bid,
 				      __u8 bid_size)
 {
-	for (size_t i = 0; i < m->nobjs; i++)
+	for (size_t i = m->nobjs; i-- > 0;)
 		if (m->objs[i].kind == kind && !strcmp(m->objs[i].path, path) &&
 		    m->objs[i].bid_size == bid_size &&
 		    (!bid_size || !memcmp(m->objs[i].bid, bid, bid_size)))
@@ -267,6 +348,9 @@ static void m_map_in(struct model *m, const struct pmclog_map_in *mi)
 	m->npbids = n;
 	obj = v->obj;
 	n = 0;
+	*PUSH(m->initial, m->ninitial, m->initial_cap) = (struct m_initial){
+		.start = mi->start, .end = mi->end, .offset = mi->offset, .obj = obj,
+	};
 	for (size_t i = 0; i < m->npending; i++) {
 		struct m_pending *p = &m->pending[i];
 
@@ -287,10 +371,23 @@ static void m_map_out(struct model *m, const struct pmclog_map_out *mo)
 	m_remove(m_map(m, mo->pid), mo->start, mo->end);
 }
 
-static void m_ksymbol(struct model *m, const struct pmclog_ksymbol *k)
+static void m_ksymbol(struct model *m, const struct pmclog_ksymbol *k, bool late)
 {
 	const struct m_ival *v = m_find(m_map(m, k->pid), k->start);
 
+	/* The recorder's, late: START's kernel, the first map of it that held it. */
+	if (late && (k->header.flags & PMCLOG_HF_SYNTH)) {
+		for (size_t i = 0; i < m->ninitial; i++) {
+			const struct m_initial *im = &m->initial[i];
+
+			if (k->start >= im->start && k->start < im->end) {
+				m_add_sym(m, im->obj, k->start - im->start + im->offset,
+					  (const char *)k->name);
+				return;
+			}
+		}
+		v = NULL;
+	}
 	if (v) {
 		m_add_sym(m, v->obj, k->start - v->mstart + v->mbase, (const char *)k->name);
 		return;
@@ -300,10 +397,24 @@ static void m_ksymbol(struct model *m, const struct pmclog_ksymbol *k)
 	};
 }
 
-static void m_buildid(struct model *m, const struct pmclog_buildid *b)
+static void m_buildid(struct model *m, const struct pmclog_buildid *b, bool late)
 {
 	struct m_map *map = m_map(m, b->pid);
 
+	/* The recorder's, late: in place, on START's kernel map at its start. */
+	if (late && (b->header.flags & PMCLOG_HF_SYNTH) && b->pid == PMCLOG_PID_KERNEL) {
+		for (size_t i = 0; i < m->ninitial; i++) {
+			struct m_obj *o = &m->objs[m->initial[i].obj];
+
+			if (m->initial[i].start != b->start)
+				continue;
+			o->bid_size = b->size;
+			memcpy(o->bid, b->build_id, b->size);
+			return;
+		}
+		m->st.buildids_unmapped++;
+		return;
+	}
 	for (size_t i = 0; i < map->n; i++) {
 		if (map->v[i].start == b->start) {
 			m_rebuild(m, &map->v[i], b->build_id, b->size);
@@ -317,6 +428,26 @@ static void m_buildid(struct model *m, const struct pmclog_buildid *b)
 	*PUSH(m->pbids, m->npbids, m->pbids_cap) = (struct m_pending_bid){
 		.start = b->start, .bid = b->build_id, .size = b->size,
 	};
+}
+
+/*
+ * Whether record i is a CALLCHAIN that goes with the PCSAMPLE just before
+ * it in the log: the same cpu, time, PMC, mode and thread.
+ */
+static bool m_paired_cc(const struct model *m, size_t i)
+{
+	const struct pmclog_callchain *c;
+	const struct pmclog_pcsample *s;
+
+	if (!i || i >= m->nrecs || m->recs[i].h->type != PMCLOG_TYPE_CALLCHAIN ||
+	    m->recs[i - 1].h->type != PMCLOG_TYPE_PCSAMPLE)
+		return false;
+	c = (const void *)m->recs[i].h;
+	s = (const void *)m->recs[i - 1].h;
+	return s->header.cpu == c->header.cpu && s->header.tstamp == c->header.tstamp &&
+	       s->header.pmcid == c->header.pmcid &&
+	       (s->header.flags & PMCLOG_HF_USER) == (c->header.flags & PMCLOG_HF_USER) &&
+	       s->pid == c->pid && s->tid == c->tid;
 }
 
 static void m_exec(struct model *m, const struct pmclog_procexec *e)
@@ -396,10 +527,15 @@ static void m_sample(struct model *m, const struct pmclog_pcsample *s,
 }
 
 /* Replay one record of the model (not a sample: m_sample does those). */
-static void m_replay(struct model *m, const struct pmclog_header *h)
+static void m_replay(struct model *m, size_t i, bool late)
 {
+	const struct pmclog_header *h = m->recs[i].h;
+
 	m->st.records[h->type <= PMCLOG_TYPE_MAX_KNOWN ? h->type :
 		      PMCLOG_REPLAY_TYPES - 1]++;
+	if (late && !((h->type == PMCLOG_TYPE_KSYMBOL || h->type == PMCLOG_TYPE_BUILDID) &&
+		      (h->flags & PMCLOG_HF_SYNTH)))
+		m->st.records_late++;
 	switch (h->type) {
 	case PMCLOG_TYPE_INITIALIZE:
 		m->st.abi_version = ((const struct pmclog_initialize *)h)->abi_version;
@@ -412,10 +548,14 @@ static void m_replay(struct model *m, const struct pmclog_header *h)
 		m_map_out(m, (const void *)h);
 		break;
 	case PMCLOG_TYPE_KSYMBOL:
-		m_ksymbol(m, (const void *)h);
+		m_ksymbol(m, (const void *)h, late);
 		break;
 	case PMCLOG_TYPE_BUILDID:
-		m_buildid(m, (const void *)h);
+		m_buildid(m, (const void *)h, late);
+		break;
+	case PMCLOG_TYPE_CALLCHAIN:
+		if (!m_paired_cc(m, i))
+			m->st.callchains_orphan++;
 		break;
 	case PMCLOG_TYPE_PROCEXEC:
 		m_exec(m, (const void *)h);
@@ -440,13 +580,28 @@ static void m_replay(struct model *m, const struct pmclog_header *h)
 static int on_sample(void *ctx, const struct pmclog_sample_loc *got)
 {
 	struct model *m = ctx;
+	const struct m_ord *o;
 
-	while (m->next < m->nrecs && m->recs[m->next].h->type != PMCLOG_TYPE_PCSAMPLE)
-		m_replay(m, m->recs[m->next++].h);
-	FZ_CHECK(m->next < m->nrecs, "a sample (pc 0x%llx) the log does not have",
+	for (; m->next < m->nord; m->next++) {
+		o = &m->ord[m->next];
+		if (m->recs[o->rec].h->type == PMCLOG_TYPE_PCSAMPLE)
+			break;
+		m_replay(m, o->rec, o->late);
+	}
+	FZ_CHECK(m->next < m->nord, "a sample (pc 0x%llx) the model has not taken yet",
 		 (unsigned long long)got->pc);
+	o = &m->ord[m->next++];
 	m->st.records[PMCLOG_TYPE_PCSAMPLE]++;
-	m_sample(m, (const void *)m->recs[m->next++].h, got);
+	if (o->late)
+		m->st.records_late++;
+	m_sample(m, (const void *)m->recs[o->rec].h, got);
+	/* Its stack: the next record in the log, when it is its CALLCHAIN. */
+	if (m_paired_cc(m, o->rec + 1))
+		m->st.callchains++;
+	FZ_CHECK(!got->frames == !m_paired_cc(m, o->rec + 1),
+		 "sample at ts %llu: %s stack, expected %s",
+		 (unsigned long long)got->tstamp, got->frames ? "a" : "no",
+		 m_paired_cc(m, o->rec + 1) ? "one" : "none");
 	return 0;
 }
 
@@ -490,8 +645,20 @@ static void check_stats(const struct model *m)
 		 "%llu BUILDIDs unmapped, expected %llu",
 		 (unsigned long long)st->buildids_unmapped,
 		 (unsigned long long)(m->st.buildids_unmapped + m->npbids));
+	FZ_CHECK(st->callchains == m->st.callchains &&
+		 st->callchains_orphan == m->st.callchains_orphan,
+		 "%llu/%llu CALLCHAINs paired/orphan, expected %llu/%llu",
+		 (unsigned long long)st->callchains,
+		 (unsigned long long)st->callchains_orphan,
+		 (unsigned long long)m->st.callchains,
+		 (unsigned long long)m->st.callchains_orphan);
 	FZ_CHECK(st->abi_version == m->st.abi_version &&
 		 st->start_tstamp == m->st.start_tstamp, "INITIALIZE's fields differ");
+	FZ_CHECK(st->records_late == m->st.records_late,
+		 "%llu records late, expected %llu", (unsigned long long)st->records_late,
+		 (unsigned long long)m->st.records_late);
+	FZ_CHECK(st->sort_window_ns == m->window, "sort window %llu, expected %llu",
+		 (unsigned long long)st->sort_window_ns, (unsigned long long)m->window);
 }
 
 static bool m_has_sym(const struct m_obj *o, __u64 addr, const char *name)
@@ -509,11 +676,15 @@ static void check_objects(const struct model *m)
 	FZ_CHECK(n == m->nobjs, "%zu objects, expected %zu", n, m->nobjs);
 	for (size_t i = 0; i < n; i++) {
 		const struct pmclog_object *o = pmclog_replay__object(m->rp, i);
-		const struct m_obj *mo = m_obj_find(m, o->path, o->kind, o->build_id,
-						    o->build_id_size);
+		const struct m_obj *mo = &m->objs[i];
 		size_t nsyms = o->logsyms ? pmclog_symtab__count(o->logsyms) : 0, distinct = 0;
 
-		FZ_CHECK(mo, "object %s (kind %d) the model does not have", o->path, o->kind);
+		/* Made in the same order as the model's. */
+		FZ_CHECK(!strcmp(o->path, mo->path) && o->kind == mo->kind &&
+			 o->build_id_size == mo->bid_size &&
+			 !memcmp(o->build_id, mo->bid, mo->bid_size),
+			 "object %zu: %s (kind %d), expected %s (kind %d)", i, o->path,
+			 o->kind, mo->path, mo->kind);
 		FZ_CHECK(!o->logsyms == !mo->nsyms, "%s: KSYMBOL table %s, expected %zu symbols",
 			 o->path, o->logsyms ? "made" : "missing", mo->nsyms);
 		if (!o->logsyms)
@@ -557,6 +728,9 @@ static void model_free(struct model *m)
 	for (size_t i = 0; i < m->nobjs; i++)
 		free(m->objs[i].syms);
 	free(m->recs);
+	free(m->wait);
+	free(m->ord);
+	free(m->initial);
 	free(m->maps);
 	free(m->objs);
 	free(m->pending);
@@ -570,17 +744,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct model m = { 0 };
 	int ret;
 
+	static const __u64 windows[] = { PMCLOG_REPLAY_WINDOW_NS, 0, 1000 };
+
 	if (!strings || !(m.rp = pmclog_replay__new(strings)))
 		fz_fail("out of memory");
+	m.window = windows[size % 3];
+	if (m.window != PMCLOG_REPLAY_WINDOW_NS)
+		FZ_CHECK(!pmclog_replay__set_window(m.rp, m.window), "set_window failed");
+	if (size / 3 % 2)
+		FZ_CHECK(!pmclog_replay__stream(m.rp, on_sample, &m), "stream failed");
 	fz_read_log(data, size, model_add, &m);
-	if (m.nrecs)
-		qsort(m.recs, m.nrecs, sizeof(*m.recs), m_rec_cmp);
+	/* What the window holds at the end, in order: run() flushes it. */
+	while (m_take_oldest(&m, 0, true))
+		;
 	ret = pmclog_replay__run(m.rp, on_sample, &m);
 	FZ_CHECK(!ret, "pmclog_replay__run: %d", ret);
-	while (m.next < m.nrecs) {
-		FZ_CHECK(m.recs[m.next].h->type != PMCLOG_TYPE_PCSAMPLE,
-			 "a sample at offset %zu never replayed", m.next);
-		m_replay(&m, m.recs[m.next++].h);
+	for (; m.next < m.nord; m.next++) {
+		const struct m_ord *o = &m.ord[m.next];
+
+		FZ_CHECK(m.recs[o->rec].h->type != PMCLOG_TYPE_PCSAMPLE,
+			 "a sample at position %zu never replayed", o->rec);
+		m_replay(&m, o->rec, o->late);
 	}
 	check_stats(&m);
 	check_objects(&m);

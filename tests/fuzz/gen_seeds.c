@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
 #include "log_builder.h"
 #include "pmclog_internal.h"
@@ -107,6 +108,20 @@ static void reader_seeds(void)
 	stack_log(&future);
 	c = 3;
 	write_seed("callchain", &c, 1, future.data, future.len);
+	/* Compressed as pmclog record saves logs: whole, and fed in pieces. */
+	{
+		static unsigned char z[sizeof(full.data) + 1024];
+		size_t n = ZSTD_compress(z, sizeof(z), full.data, full.len, 1);
+
+		if (ZSTD_isError(n)) {
+			fprintf(stderr, "gen_seeds: zstd: %s\n", ZSTD_getErrorName(n));
+			exit(1);
+		}
+		c = 255;
+		write_seed("full-log-zstd", &c, 1, z, n);
+		c = 4;
+		write_seed("full-log-zstd-split5", &c, 1, z, n);
+	}
 }
 
 /* ------------------------------------------------------------------ */

@@ -4,7 +4,8 @@
  * split), per-pid maps (fork copies, exec resets, exit keeps), and the
  * replay of logs built with log_builder.h: samples attributed with the
  * maps in force at their time, also when the stream is out of order,
- * an address reused by a second object, KSYMBOLs before their MAP_IN.
+ * an address reused by a second object, KSYMBOLs before their MAP_IN;
+ * the sort window, streaming, records later than the window.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -360,6 +361,238 @@ static void test_replay_kernel_stale_ksymbol(void **state)
 	pmclog_strings__free(st);
 }
 
+/* A reader of the log, and rp streaming to seen with window w. */
+static struct pmclog_reader *stream_log(struct logbuf *b, struct pmclog_replay *rp,
+					__u64 w, struct seen *seen)
+{
+	struct pmclog_reader *r = pmclog_reader__new(NULL);
+
+	assert_non_null(r);
+	assert_int_equal(pmclog_replay__set_window(rp, w), 0);
+	assert_int_equal(pmclog_replay__stream(rp, collect, seen), 0);
+	pmclog_reader__feed(r, b->data, b->len);
+	pmclog_reader__feed_eof(r);
+	return r;
+}
+
+static void add_next(struct pmclog_reader *r, struct pmclog_replay *rp)
+{
+	struct pmclog_record rec;
+
+	assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	assert_int_equal(pmclog_replay__add(rp, &rec), 0);
+}
+
+/*
+ * The window: a record is replayed once one newer than it by the window
+ * has come, from inside pmclog_replay__add(), so the replay holds the
+ * window and not the log; out of order within the window is sorted; a
+ * record later than the window is replayed where it comes, against the
+ * maps as they are then, and counted.  Settings after the first record
+ * are refused.
+ */
+static void test_replay_window(void **state)
+{
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_replay *rp = pmclog_replay__new(st);
+	struct seen seen = { 0 };
+	struct logbuf b = { 0 };
+	struct pmclog_reader *r;
+
+	(void)state;
+	at(&b, lb_initialize(&b), 1);
+	at(&b, lb_map_in(&b, 7, 0x1000, 0x2000, 0, 0, "/bin/a"), 10);
+	at(&b, lb_map_out(&b, 7, 0x1000, 0x2000), 40);
+	at(&b, lb_pcsample(&b, 1, 7, 7, 0x1100, 1), 20);	/* late, in the window */
+	at(&b, lb_pcsample(&b, 1, 7, 7, 0x1200, 1), 120);	/* limit 20: nothing yet */
+	at(&b, lb_pcsample(&b, 1, 7, 7, 0x1300, 1), 500);	/* limit 400 */
+	at(&b, lb_pcsample(&b, 0, 7, 7, 0x1400, 1), 30);	/* later than the window */
+	lb_closelog(&b, 4, 0, 0);
+	r = stream_log(&b, rp, 100, &seen);
+	for (int i = 0; i < 5; i++)
+		add_next(r, rp);
+	assert_int_equal(seen.n, 0);
+	add_next(r, rp);		/* ts 500: the first three go */
+	assert_int_equal(seen.n, 2);
+	assert_int_equal(seen.s[0].pc, 0x1100);
+	assert_string_equal(obj_path(&seen.s[0]), "/bin/a");
+	assert_int_equal(seen.s[1].pc, 0x1200);
+	assert_null(seen.s[1].obj);
+	add_next(r, rp);		/* ts 30, after MAP_OUT (40) was replayed */
+	assert_int_equal(seen.n, 2);	/* a sample waits for its CALLCHAIN */
+	assert_int_equal(pmclog_replay__set_window(rp, 5), -EBUSY);
+	assert_int_equal(pmclog_replay__stream(rp, collect, &seen), -EBUSY);
+	add_next(r, rp);		/* CLOSELOG (not one; much later): ts 30 goes first */
+	assert_int_equal(seen.n, 4);
+	assert_int_equal(seen.s[2].pc, 0x1400);
+	assert_null(seen.s[2].obj);
+	assert_int_equal(seen.s[3].pc, 0x1300);
+	assert_int_equal(pmclog_replay__stats(rp)->records_late, 1);
+	assert_int_equal(pmclog_replay__run(rp, NULL, NULL), -EINVAL);	/* not its fn */
+	pmclog_reader__free(r);
+	pmclog_replay__free(rp);
+
+	/* run() with the same fn replays what the window holds. */
+	rp = pmclog_replay__new(st);
+	memset(&seen, 0, sizeof(seen));
+	r = stream_log(&b, rp, 100, &seen);
+	for (int i = 0; i < 6; i++)
+		add_next(r, rp);
+	assert_int_equal(seen.n, 2);
+	assert_int_equal(pmclog_replay__run(rp, collect, &seen), 0);
+	assert_int_equal(seen.n, 3);
+	assert_int_equal(seen.s[2].pc, 0x1300);
+	assert_int_equal(pmclog_replay__stats(rp)->records_late, 0);
+	assert_int_equal(pmclog_replay__stats(rp)->sort_window_ns, 100);
+	pmclog_reader__free(r);
+	pmclog_replay__free(rp);
+
+	/* Held until run(), the same log goes through the same window. */
+	memset(&seen, 0, sizeof(seen));
+	rp = replay_log(&b, st, &seen);
+	assert_int_equal(seen.n, 4);
+	assert_int_equal(pmclog_replay__stats(rp)->records_late, 0);	/* 1 s window */
+	assert_int_equal(seen.s[1].pc, 0x1400);
+	assert_string_equal(obj_path(&seen.s[1]), "/bin/a");
+	pmclog_replay__free(rp);
+	pmclog_strings__free(st);
+}
+
+/*
+ * The recorder's KSYMBOLs come before CLOSELOG with INITIALIZE's time:
+ * later than any window.  They still go to the kernel map of START that
+ * held their address, as a full sort would have them adopted, not to a
+ * module loaded there since, and are not counted late.
+ */
+static void test_replay_window_synth_ksymbols(void **state)
+{
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_replay *rp = pmclog_replay__new(st);
+	struct seen seen = { 0 };
+	struct logbuf b = { 0 };
+	struct pmclog_reader *r;
+	const struct pmclog_sym *sym;
+	struct pmclog_record rec;
+	int ret;
+
+	(void)state;
+	at(&b, lb_initialize(&b), 1);
+	at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffffc006d000ULL, 0xffffffffc0089000ULL,
+			 0, PMCLOG_MAP_F_KMODULE | PMCLOG_MAP_F_INITIAL, "pmclog"), 5);
+	at(&b, lb_pcsample(&b, 0, 9, 9, 0xffffffffc0070010ULL, 0), 6);
+	at(&b, lb_map_out(&b, PMCLOG_PID_KERNEL, 0xffffffffc006d000ULL, 0xffffffffc0089000ULL), 20);
+	at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffffc006d000ULL, 0xffffffffc006e000ULL,
+			 0, PMCLOG_MAP_F_KMODULE, "other"), 30);
+	at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, 0xffffffffc0070000ULL, 0xffffffffc0071000ULL,
+			 0x3000, PMCLOG_MAP_F_KMODULE, "other"), 31);
+	at(&b, lb_pcsample(&b, 0, 9, 9, 0xffffffffc0070010ULL, 0), 40);
+	at(&b, lb_pcsample(&b, 0, 9, 9, 0, 0), 5000);
+	at(&b, lb_ksymbol(&b, 0xffffffffc0070000ULL, 0x100, 1, "pmclog_fn"), 1);
+	at(&b, lb_ksymbol(&b, 0xffffffffc0200000ULL, 0x100, 1, "nowhere"), 1);
+	lb_closelog(&b, 3, 0, 0);
+	r = stream_log(&b, rp, 100, &seen);
+	while ((ret = pmclog_reader__next(r, &rec)) == 1)
+		assert_int_equal(pmclog_replay__add(rp, &rec), 0);
+	assert_int_equal(ret, 0);
+	assert_int_equal(pmclog_replay__run(rp, collect, &seen), 0);
+	assert_int_equal(seen.n, 3);
+	assert_string_equal(obj_path(&seen.s[0]), "pmclog");
+	assert_string_equal(obj_path(&seen.s[1]), "other");
+	assert_int_equal(seen.s[1].objaddr, 0x3010);
+	assert_non_null(seen.s[0].obj->logsyms);
+	sym = pmclog_symtab__lookup(seen.s[0].obj->logsyms, seen.s[0].objaddr);
+	assert_non_null(sym);
+	assert_string_equal(sym->name, "pmclog_fn");
+	assert_null(seen.s[1].obj->logsyms);
+	assert_int_equal(pmclog_replay__stats(rp)->records_late, 0);
+	assert_int_equal(pmclog_replay__stats(rp)->ksymbols_unmapped, 1);
+	pmclog_reader__free(r);
+	pmclog_replay__free(rp);
+	pmclog_strings__free(st);
+}
+
+/*
+ * Through the window, as in the full sort: a PCSAMPLE goes with the
+ * CALLCHAIN right after it in the log when it is its, waiting in the
+ * window or late (held for the next record); one of another CPU is an
+ * orphan.  The recorder's BUILDID of START's [kernel], which comes last
+ * with INITIALIZE's time, gives its build-id in place to the object that
+ * already has the samples, as its KSYMBOL names them, and neither is
+ * counted late.
+ */
+static void test_replay_window_buildid_callchain(void **state)
+{
+	static const __u64 kpc[] = { 0xffffffff91000200ULL, 0xffffffff91000300ULL };
+	const __u64 k = 0xffffffff91000000ULL, pcs[] = { k + 0x180, k + 0x190,
+							 k + 0x1a0, k + 0x1b0 };
+	const __u64 ts[] = { 6, 300, 50, 60 };
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_replay *rp = pmclog_replay__new(st);
+	const struct pmclog_replay_stats *stats;
+	struct seen seen = { 0 };
+	struct logbuf b = { 0 };
+	struct pmclog_reader *r;
+	const struct pmclog_sym *sym;
+	struct pmclog_record rec;
+	int ret;
+
+	(void)state;
+	at(&b, lb_initialize(&b), 1);
+	at(&b, lb_map_in(&b, PMCLOG_PID_KERNEL, k, k + 0x1000000, 0xffffffff81000000ULL,
+			 PMCLOG_MAP_F_INITIAL, "[kernel]"), 5);
+	for (int i = 0; i < 4; i++) {
+		at(&b, lb_pcsample(&b, 0, 9, 9, pcs[i], 0), ts[i]);
+		/* The last one's is another CPU's. */
+		lb_callchain(&b, ts[i], i == 3 ? 1 : 0, 9, 9, 0, 0, kpc, 2, NULL, 0);
+		if (i == 1)	/* replays those before 400: 50 and 60 are late */
+			at(&b, lb_pcsample(&b, 0, 9, 9, k + 0x1c0, 0), 500);
+	}
+	at(&b, lb_buildid(&b, PMCLOG_PID_KERNEL, k, 20, 1), 1);
+	at(&b, lb_ksymbol(&b, k + 0x100, 0x100, 1, "do_work"), 1);
+	at(&b, lb_closelog(&b, 5, 0, 0), 510);
+	r = stream_log(&b, rp, 100, &seen);
+	while ((ret = pmclog_reader__next(r, &rec)) == 1)
+		assert_int_equal(pmclog_replay__add(rp, &rec), 0);
+	assert_int_equal(ret, 0);
+	assert_int_equal(pmclog_replay__run(rp, collect, &seen), 0);
+	assert_int_equal(seen.n, 5);
+	for (int i = 0; i < 4; i++)	/* the late ones where read */
+		assert_int_equal(seen.s[i].pc, pcs[i]);
+	assert_int_equal(seen.s[4].pc, k + 0x1c0);
+	assert_int_equal(seen.s[0].nframes, 2);	/* its kernel frames */
+	assert_int_equal(seen.s[1].nframes, 2);
+	assert_int_equal(seen.s[2].nframes, 2);
+	assert_int_equal(seen.s[3].nframes, 0);
+	assert_int_equal(seen.s[4].nframes, 0);
+	stats = pmclog_replay__stats(rp);
+	assert_int_equal(stats->callchains, 3);
+	assert_int_equal(stats->callchains_orphan, 1);
+	assert_int_equal(stats->records_late, 4);	/* 2 samples, 2 CALLCHAINs */
+	assert_int_equal(stats->buildids_unmapped, 0);
+	for (int i = 0; i < 5; i++)
+		assert_ptr_equal(seen.s[i].obj, seen.s[0].obj);
+	assert_string_equal(obj_path(&seen.s[0]), "[kernel]");
+	assert_int_equal(seen.s[0].obj->build_id_size, 20);
+	assert_int_equal(seen.s[0].obj->build_id[0], 0x11);
+	sym = pmclog_symtab__lookup(seen.s[0].obj->logsyms, seen.s[0].objaddr);
+	assert_non_null(sym);
+	assert_string_equal(sym->name, "do_work");
+	pmclog_reader__free(r);
+	pmclog_replay__free(rp);
+
+	/* Within the window, the full sort: the same build and stacks. */
+	memset(&seen, 0, sizeof(seen));
+	rp = replay_log(&b, st, &seen);
+	assert_int_equal(seen.n, 5);
+	assert_int_equal(seen.s[1].pc, pcs[2]);	/* sorted: 50 before 300 */
+	assert_int_equal(seen.s[0].obj->build_id_size, 20);
+	assert_int_equal(seen.s[0].obj->build_id[0], 0x11);
+	assert_int_equal(pmclog_replay__stats(rp)->callchains, 3);
+	assert_int_equal(pmclog_replay__stats(rp)->records_late, 0);
+	pmclog_replay__free(rp);
+	pmclog_strings__free(st);
+}
+
 /*
  * Build-ids: a module rebuilt and reloaded at the same address is two
  * objects, each named by its own KSYMBOLs (without BUILDIDs the second
@@ -586,6 +819,9 @@ int main(void)
 		cmocka_unit_test(test_replay_kernel),
 		cmocka_unit_test(test_replay_kernel_stale_ksymbol),
 		cmocka_unit_test(test_replay_buildid),
+		cmocka_unit_test(test_replay_window),
+		cmocka_unit_test(test_replay_window_synth_ksymbols),
+		cmocka_unit_test(test_replay_window_buildid_callchain),
 		cmocka_unit_test(test_replay_empty),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_kallsyms_bound),

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <zstd.h>
 
 #include "log_builder.h"
 #include "pmclog_reader.h"
@@ -333,6 +334,158 @@ static void test_fd_reader_on_pipe(void **state)
 	pmclog_reader__free(r);
 	/* open_fd does not own the fd: still open after free. */
 	assert_int_equal(close(fds[0]), 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Compressed logs                                                    */
+
+/* A log of n samples (many, so that zstd makes several blocks). */
+static size_t big_log(unsigned char **out)
+{
+	static struct logbuf b;
+	unsigned char *all;
+	size_t len = 0, cap = 1 << 20;
+
+	all = malloc(cap);
+	assert_non_null(all);
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	memcpy(all, b.data, b.len);
+	len = b.len;
+	for (unsigned int i = 0; len + 4096 < cap - 64; i++) {
+		memset(&b, 0, sizeof(b));
+		for (int k = 0; k < 100; k++)
+			lb_pcsample(&b, 0, 42, 42, 0x400000 + (i * 7919 + k * 104729) % 65536, 1);
+		memcpy(all + len, b.data, b.len);
+		len += b.len;
+	}
+	memset(&b, 0, sizeof(b));
+	lb_closelog(&b, 0, 0, 0);
+	memcpy(all + len, b.data, b.len);
+	len += b.len;
+	*out = all;
+	return len;
+}
+
+static size_t zcompress(const void *in, size_t len, unsigned char **out)
+{
+	size_t cap = ZSTD_compressBound(len), n;
+
+	*out = malloc(cap);
+	assert_non_null(*out);
+	n = ZSTD_compress(*out, cap, in, len, 1);
+	assert_false(ZSTD_isError(n));
+	return n;
+}
+
+/* Records and offsets of a whole memory reader of len bytes fed in pieces. */
+static size_t count_records(const unsigned char *p, size_t len, size_t piece,
+			    int *ret, struct pmclog_reader **rp)
+{
+	struct pmclog_reader *r = pmclog_reader__new(NULL);
+	struct pmclog_record rec;
+	size_t n = 0, off = 0;
+
+	assert_non_null(r);
+	for (;;) {
+		while ((*ret = pmclog_reader__next(r, &rec)) == 1)
+			n++;
+		if (*ret != -EAGAIN)
+			break;
+		if (off == len) {
+			assert_int_equal(pmclog_reader__feed_eof(r), 0);
+			continue;
+		}
+		assert_int_equal(pmclog_reader__feed(r, p + off, len - off < piece ?
+						     len - off : piece), 0);
+		off += len - off < piece ? len - off : piece;
+	}
+	*rp = r;
+	return n;
+}
+
+/*
+ * A zstd log (pmclog record's default) is read as the plain one is: the
+ * same records at the same offsets, fed in pieces of any size or read
+ * from a file, and known as compressed.
+ */
+static void test_compressed_log(void **state)
+{
+	unsigned char *plain, *z;
+	size_t len = big_log(&plain), zlen = zcompress(plain, len, &z), n, want;
+	struct pmclog_reader *r;
+	struct pmclog_record rec;
+	int ret;
+	char *path;
+	(void)state;
+
+	want = count_records(plain, len, len, &ret, &r);
+	assert_int_equal(ret, 0);
+	assert_false(pmclog_reader__compressed(r));
+	pmclog_reader__free(r);
+	assert_true(zlen < len / 4);
+	for (size_t piece = 1; piece <= zlen; piece = piece * 7 + 1) {
+		n = count_records(z, zlen, piece, &ret, &r);
+		assert_int_equal(ret, 0);
+		assert_int_equal(n, want);
+		assert_true(pmclog_reader__compressed(r));
+		assert_int_equal(pmclog_reader__end(r), PMCLOG_READER_END_CLOSELOG);
+		assert_int_equal(pmclog_reader__offset(r), len - sizeof(struct pmclog_closelog));
+		pmclog_reader__free(r);
+	}
+	path = write_temp(z, zlen);
+	r = pmclog_reader__open_file(path, NULL);
+	assert_non_null(r);
+	for (n = 0; (ret = pmclog_reader__next(r, &rec)) == 1; n++)
+		if (n == 1)
+			assert_int_equal(rec.offset, sizeof(struct pmclog_initialize));
+	assert_int_equal(ret, 0);
+	assert_int_equal(n, want);
+	pmclog_reader__free(r);
+	unlink(path);
+	free(path);
+	free(plain);
+	free(z);
+}
+
+/*
+ * A compressed log cut short (a recorder killed): every record before
+ * the cut is read, then a truncation error that says so; a damaged one:
+ * the records before the damage, then an error.  Neither is a clean end.
+ */
+static void test_compressed_cut_and_corrupt(void **state)
+{
+	unsigned char *plain, *z;
+	size_t len = big_log(&plain), zlen = zcompress(plain, len, &z), all, n;
+	struct pmclog_reader *r;
+	int ret;
+	(void)state;
+
+	all = count_records(z, zlen, zlen, &ret, &r);
+	pmclog_reader__free(r);
+	n = count_records(z, zlen / 2, 4096, &ret, &r);
+	assert_int_equal(ret, -EBADMSG);
+	assert_true(pmclog_reader__truncated(r));
+	assert_true(n > all / 4 && n < all);
+	assert_non_null(strstr(pmclog_reader__errmsg(r),
+			       "the compressed log ends inside a zstd frame"));
+	pmclog_reader__free(r);
+
+	z[zlen / 2] ^= 0xff;
+	z[zlen / 2 + 1] ^= 0x5a;
+	n = count_records(z, zlen, zlen, &ret, &r);
+	assert_int_equal(ret, -EBADMSG);
+	assert_false(pmclog_reader__truncated(r));
+	assert_true(n > 0 && n < all);
+	pmclog_reader__free(r);
+
+	/* Plain logs: truncated is the end of the input inside a record. */
+	n = count_records(plain, len - 8, len, &ret, &r);
+	assert_int_equal(ret, -EBADMSG);
+	assert_true(pmclog_reader__truncated(r));
+	pmclog_reader__free(r);
+	free(plain);
+	free(z);
 }
 
 static void test_eof_without_closelog(void **state)
@@ -860,6 +1013,8 @@ int main(void)
 		cmocka_unit_test(test_file_reader),
 		cmocka_unit_test(test_fd_reader_on_pipe),
 		cmocka_unit_test(test_eof_without_closelog),
+		cmocka_unit_test(test_compressed_log),
+		cmocka_unit_test(test_compressed_cut_and_corrupt),
 		cmocka_unit_test(test_open_missing_file),
 		cmocka_unit_test(test_truncated_file),
 		cmocka_unit_test(test_truncated_header),

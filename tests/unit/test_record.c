@@ -442,11 +442,26 @@ static size_t file_types(unsigned int *types, size_t max, enum pmclog_reader_end
 	return n;
 }
 
+/* Whether the file at out_path is a zstd stream (its frame magic). */
+static bool file_is_zstd(void)
+{
+	static const unsigned char magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+	unsigned char b[4] = { 0 };
+	FILE *f = fopen(out_path, "rb");
+
+	assert_non_null(f);
+	assert_int_equal(fread(b, 1, sizeof(b), f), sizeof(b));
+	fclose(f);
+	return !memcmp(b, magic, sizeof(b));
+}
+
 /*
  * A command recorded to its end: the module is asked for the command's
  * process and its descendants (the default, as perf's inherit), started,
  * stopped when the command exits, and the file holds its records,
- * CLOSELOG last; the summary counts them.
+ * CLOSELOG last, compressed (zstd) by default, as read back; the
+ * summary counts them.  --compression-level 0 saves the log as it came;
+ * -z turns compression back on.
  */
 static void test_whole_recording(void **state)
 {
@@ -470,9 +485,26 @@ static void test_whole_recording(void **state)
 	assert_int_equal(types[4], PMCLOG_TYPE_CLOSELOG);
 	assert_int_equal(end, PMCLOG_READER_END_CLOSELOG);
 	snprintf(want, sizeof(want),
+		 "bytes written to %s (zstd level 1: %zu bytes of log)\n",
+		 out_path, fake.log.len);
+	assert_non_null(strstr(read_file(err_path), want));
+	assert_true(file_is_zstd());
+
+	/* Uncompressed: the log as the module wrote it, byte for byte. */
+	assert_int_equal(run_record(&secs, "--no-kallsyms", "--compression-level", "0",
+				    "-o", out_path, "--", "true", NULL), 0);
+	assert_int_equal(file_types(types, 16, &end), 5);
+	assert_false(file_is_zstd());
+	snprintf(want, sizeof(want),
 		 "pmclog: 5 records, 2 samples, 0 samples dropped, 0 records dropped, %zu bytes written to %s\n",
 		 fake.log.len, out_path);
 	assert_string_equal(read_file(err_path), want);
+	assert_int_equal(run_record(&secs, "--no-kallsyms", "--compression-level", "0",
+				    "-z", "-o", out_path, "--", "true", NULL), 0);
+	assert_true(file_is_zstd());
+	assert_int_equal(run_record(&secs, "--compression-level", "23", "-o", out_path,
+				    "--", "true", NULL), 64);
+	assert_non_null(strstr(read_file(err_path), "--compression-level 23: 0 (none) to 22"));
 }
 
 /*

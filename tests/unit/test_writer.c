@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <zstd.h>
 
 #include "log_builder.h"
 #include "print_capture.h"
@@ -226,6 +227,64 @@ static void test_ksymbols_before_closelog(void **state)
 		assert_int_equal(st->bytes, out.len);
 		assert_int_equal(st->samples, 4);
 		assert_int_equal(pmclog_writer__written(w), out.len);
+		pmclog_writer__free(w);
+		close(fd);
+	}
+	assert_string_equal(said, "");
+}
+
+/*
+ * ksyms_later: the symbols come while the log is being written (the
+ * recorder reads /proc/kallsyms beside it); the kernel samples given
+ * before are marked then, so the file is the one a writer that had them
+ * from the start saves.  Given twice, after CLOSELOG or without
+ * ksyms_later, they are refused (and freed).
+ */
+static void test_ksymbols_later(void **state)
+{
+	static struct logbuf b, want, out;
+	size_t closelog;
+	(void)state;
+
+	memset(&b, 0, sizeof(b));
+	sampled_log(&b, &closelog);
+	{
+		int fd = new_file();
+		struct pmclog_writer *w = new_writer(fd, true);
+
+		write_in_steps(w, &b, 16384);
+		assert_int_equal(pmclog_writer__finish(w), 0);
+		file_contents(fd, &want);
+		pmclog_writer__free(w);
+		close(fd);
+	}
+	for (size_t at = 0; at < closelog; at += 8) {
+		struct pmclog_writer_opts opts = PMCLOG_WRITER_OPTS_INIT;
+		struct pmclog_writer *w;
+		int fd = new_file();
+
+		opts.name = "test.pmclog";
+		opts.ksyms_later = true;
+		w = pmclog_writer__new(fd, &opts);
+		assert_non_null(w);
+		/* The samples before at, then the symbols, then the rest. */
+		assert_int_equal(pmclog_writer__write(w, b.data, at), 0);
+		assert_int_equal(pmclog_writer__add_ksyms(w, read_kallsyms()), 0);
+		assert_int_equal(pmclog_writer__add_ksyms(w, read_kallsyms()), -EINVAL);
+		assert_int_equal(pmclog_writer__write(w, b.data + at, b.len - at), 0);
+		assert_int_equal(pmclog_writer__finish(w), 0);
+		file_contents(fd, &out);
+		assert_int_equal(out.len, want.len);
+		assert_memory_equal(out.data, want.data, want.len);
+		assert_int_equal(pmclog_writer__add_ksyms(w, read_kallsyms()), -EINVAL);
+		pmclog_writer__free(w);
+		close(fd);
+	}
+	{
+		int fd = new_file();
+		struct pmclog_writer *w = new_writer(fd, false);
+
+		assert_int_equal(pmclog_writer__add_ksyms(w, read_kallsyms()), -EINVAL);
 		pmclog_writer__free(w);
 		close(fd);
 	}
@@ -491,6 +550,112 @@ static void test_buildids_from_sysfs(void **state)
 	assert_int_equal(system("rm -rf /tmp/pmclog-sysfs-??????"), 0);
 }
 
+/*
+ * compression_level: the file is one zstd stream (with a checksum) that
+ * decompresses to what the writer saves uncompressed, the kernel's
+ * symbols before CLOSELOG included, whatever the pieces, and holds all
+ * that was given before the end (flushed at each write); written counts
+ * the file, saved the log.  A level zstd does not have is refused.
+ */
+static void test_compressed(void **state)
+{
+	static struct logbuf b, plain, out, names;
+	static const size_t steps[] = { 16384, 8 };
+	struct pmclog_record recs[32];
+	size_t closelog;
+	(void)state;
+
+	memset(&b, 0, sizeof(b));
+	sampled_log(&b, &closelog);
+	{
+		int fd = new_file();
+		struct pmclog_writer *w = new_writer(fd, true);
+
+		write_in_steps(w, &b, 16384);
+		assert_int_equal(pmclog_writer__finish(w), 0);
+		file_contents(fd, &plain);
+		pmclog_writer__free(w);
+		close(fd);
+	}
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		struct pmclog_writer_opts opts = PMCLOG_WRITER_OPTS_INIT;
+		int fd = new_file();
+		struct pmclog_writer *w;
+		unsigned long long size;
+		size_t n;
+
+		opts.name = "test.pmclog";
+		opts.ksyms = read_kallsyms();
+		opts.compression_level = 3;
+		w = pmclog_writer__new(fd, &opts);
+		assert_non_null(w);
+		write_in_steps(w, &b, steps[i]);
+		/* Before the end, the file holds all that was saved (flushed). */
+		file_contents(fd, &out);
+		{
+			ZSTD_DCtx *d = ZSTD_createDCtx();
+			ZSTD_inBuffer zin = { out.data, out.len, 0 };
+			ZSTD_outBuffer zout = { names.data, sizeof(names.data), 0 };
+
+			assert_false(ZSTD_isError(ZSTD_decompressStream(d, &zout, &zin)));
+			assert_int_equal(zin.pos, out.len);
+			assert_int_equal(zout.pos, pmclog_writer__saved(w));
+			assert_memory_equal(names.data, plain.data, zout.pos);
+			ZSTD_freeDCtx(d);
+		}
+		assert_int_equal(pmclog_writer__finish(w), 0);
+		file_contents(fd, &out);
+		assert_int_equal(pmclog_writer__written(w), out.len);
+		assert_int_equal(pmclog_writer__saved(w), plain.len);
+		size = ZSTD_getFrameContentSize(out.data, out.len);
+		assert_true(size == ZSTD_CONTENTSIZE_UNKNOWN || size == plain.len);
+		n = ZSTD_decompress(names.data, sizeof(names.data), out.data, out.len);
+		assert_false(ZSTD_isError(n));
+		assert_int_equal(n, plain.len);
+		assert_memory_equal(names.data, plain.data, plain.len);
+		/* The frame's checksum is there: 4 bytes a damaged log fails. */
+		out.data[out.len - 1] ^= 1;
+		assert_true(ZSTD_isError(ZSTD_decompress(names.data, sizeof(names.data),
+							 out.data, out.len)));
+		out.data[out.len - 1] ^= 1;
+		/* And read as it is. */
+		n = read_back(&out, &names, recs, 32);
+		assert_int_equal(n, 11);
+		assert_int_equal(recs[10].type, PMCLOG_TYPE_CLOSELOG);
+		pmclog_writer__free(w);
+		close(fd);
+	}
+	{
+		struct pmclog_writer_opts opts = PMCLOG_WRITER_OPTS_INIT;
+
+		opts.compression_level = ZSTD_maxCLevel() + 1;
+		assert_null(pmclog_writer__new(1, &opts));
+		assert_int_equal(errno, EINVAL);
+	}
+	assert_string_equal(said, "");
+	/*
+	 * What the device gives is never compressed: zstd bytes are saved as
+	 * they come, undecoded, not decompressed (its reader did, and saved
+	 * past the end of its input; found by fuzz_reader).
+	 */
+	{
+		int fd = new_file();
+		struct pmclog_writer *w = new_writer(fd, false);
+		size_t n = ZSTD_compress(out.data, sizeof(out.data), b.data, b.len, 1);
+
+		assert_false(ZSTD_isError(n));
+		assert_int_equal(pmclog_writer__write(w, out.data, n), 0);
+		assert_int_equal(pmclog_writer__finish(w), 0);
+		assert_int_equal(pmclog_writer__written(w), n);
+		file_contents(fd, &plain);
+		assert_int_equal(plain.len, n);
+		assert_memory_equal(plain.data, out.data, n);
+		assert_non_null(strstr(said, "test.pmclog: bad record magic 0x28 at offset 0"));
+		pmclog_writer__free(w);
+		close(fd);
+	}
+}
+
 /* Options that a newer library would know are refused; ksyms freed. */
 static void test_bad_opts(void **state)
 {
@@ -513,11 +678,13 @@ int main(void)
 		cmocka_unit_test_setup(test_copy_as_given, setup),
 		cmocka_unit_test_setup(test_ksymbols_before_closelog, setup),
 		cmocka_unit_test_setup(test_ksymbols_without_closelog, setup),
+		cmocka_unit_test_setup(test_ksymbols_later, setup),
 		cmocka_unit_test_setup(test_buildids_from_sysfs, setup),
 		cmocka_unit_test_setup(test_undecodable, setup),
 		cmocka_unit_test_setup(test_after_closelog, setup),
 		cmocka_unit_test_setup(test_cut_record, setup),
 		cmocka_unit_test_setup(test_write_error, setup),
+		cmocka_unit_test_setup(test_compressed, setup),
 		cmocka_unit_test_setup(test_bad_opts, setup),
 	};
 

@@ -17,17 +17,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "builtin.h"
 #include "pmclog_archive.h"
@@ -77,7 +81,12 @@ struct record_opts {
 	const char *archive;	/* --archive DIR; NULL if none */
 	bool callchain;		/* -g */
 	unsigned int callchain_depth;	/* --callchain-depth; 0: the module's */
+	/* zstd level of the saved log (-z, --compression-level); 0: none */
+	int compression_level;
 };
+
+/* As perf record -z: level 1, fast and most of the gain. */
+#define DEFAULT_COMPRESSION	1
 
 enum stop_reason {
 	STOP_NONE,
@@ -113,7 +122,19 @@ struct recorder {
 	bool live;		/* live counts on stderr */
 	struct timespec last_live;
 	unsigned char *buf;
-	struct pmclog_kallsyms *ksyms;	/* read at START, for the writer */
+	/*
+	 * /proc/kallsyms, read beside the recording from START on (about a
+	 * second under TCG: the command does not wait for it), then given
+	 * to the writer (pmclog_writer__add_ksyms()).
+	 */
+	struct kallsyms_reader {
+		pthread_t thread;
+		bool running;		/* started, not joined */
+		atomic_bool done;	/* the thread has finished */
+		struct pmclog_kallsyms *ks;
+		int ret;
+		long long ms;
+	} kr;
 	bool out_created;		/* we created the output file */
 };
 
@@ -219,6 +240,32 @@ static int parse_callchain_depth(void *args, const char *s)
 	}
 	o->callchain = true;
 	o->callchain_depth = (unsigned int)v;
+	return 0;
+}
+
+static int parse_compress(void *args, const char *s)
+{
+	struct record_opts *o = args;
+
+	(void)s;
+	o->compression_level = DEFAULT_COMPRESSION;
+	return 0;
+}
+
+static int parse_compression_level(void *args, const char *s)
+{
+	struct record_opts *o = args;
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' ||
+	    v > (unsigned long long)ZSTD_maxCLevel()) {
+		warnx("--compression-level %s: 0 (none) to %d", s, ZSTD_maxCLevel());
+		return EX_USAGE;
+	}
+	o->compression_level = (int)v;
 	return 0;
 }
 
@@ -341,6 +388,12 @@ const struct cmd_usage record_usage = {
 			     "with -g: at most N kernel and N user frames per\n"
 			     "stack (default: the module's callchain_max_depth,\n"
 			     "127); implies -g"),
+		OPT_CALLBACK('z', NULL, NULL, parse_compress,
+			     "save the log compressed (zstd, level " STR(DEFAULT_COMPRESSION) "), the\n"
+			     "default; report and dump read it as it is"),
+		OPT_CALLBACK(0, "compression-level", "N", parse_compression_level,
+			     "zstd level N of the saved log, 1 (fast, the\n"
+			     "default) to 22 (small); 0: saved uncompressed"),
 		OPT_BOOL(0, "no-kallsyms", struct record_opts, no_kallsyms, true, 0,
 			 "do not save the kernel's symbols (/proc/kallsyms)\n"
 			 "in the log; a report then needs -k to name kernel\n"
@@ -670,6 +723,103 @@ static void report_command_exit(const struct recorder *rec)
 }
 
 /* ------------------------------------------------------------------ */
+/* The kernel's symbols                                               */
+
+static long long ms_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) * 1000LL + (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+#define KALLSYMS	"/proc/kallsyms"
+
+/*
+ * The kernel's text symbols, each module's ending with its core
+ * (pmclog_kallsyms__bound()): the thread of kallsyms_start().  At the
+ * lowest priority, so that a command on every CPU is not slowed by it.
+ */
+static void *kallsyms_thread(void *arg)
+{
+	struct kallsyms_reader *kr = arg;
+	struct timespec t0;
+	FILE *f;
+
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	f = fopen(KALLSYMS, "re");
+	kr->ret = f ? pmclog_kallsyms__read(f, &kr->ks) : -errno;
+	if (f)
+		fclose(f);
+	f = kr->ret ? NULL : fopen("/proc/modules", "re");
+	if (f) {
+		kr->ret = pmclog_kallsyms__bound(kr->ks, f);
+		fclose(f);
+	}
+	if (kr->ret) {
+		pmclog_kallsyms__free(kr->ks);
+		kr->ks = NULL;
+	}
+	kr->ms = ms_since(&t0);
+	atomic_store(&kr->done, true);
+	return NULL;
+}
+
+/*
+ * Read the kernel's symbols beside the recording, started just after
+ * START: they are the kernel of START (a module unloaded later is still
+ * there), and the command does not wait for them.  Without a thread
+ * they are read here, as before.
+ */
+static void kallsyms_start(struct recorder *rec)
+{
+	struct kallsyms_reader *kr = &rec->kr;
+	int err;
+
+	atomic_init(&kr->done, false);
+	err = pthread_create(&kr->thread, NULL, kallsyms_thread, kr);
+	if (!err) {
+		kr->running = true;
+		return;
+	}
+	kallsyms_thread(kr);
+	kr->running = true;	/* joined by nothing: kallsyms_collect() knows */
+	kr->thread = pthread_self();
+}
+
+/*
+ * Hand the symbols to the writer once read: at once when wait (before
+ * STOP: the writer places them before CLOSELOG), else only if the
+ * thread is done.  Without them a report needs the kernel's files (-k):
+ * a failure is said, not fatal.
+ */
+static void kallsyms_collect(struct recorder *rec, bool wait)
+{
+	struct kallsyms_reader *kr = &rec->kr;
+
+	if (!kr->running || (!wait && !atomic_load(&kr->done)))
+		return;
+	if (!pthread_equal(kr->thread, pthread_self()))
+		pthread_join(kr->thread, NULL);
+	kr->running = false;
+	if (kr->ret == -EPERM)
+		warnx("%s shows every address as 0 (kernel.kptr_restrict, or no CAP_SYSLOG): no kernel symbols saved; report -k DIR can name kernel functions",
+		      KALLSYMS);
+	else if (kr->ret)
+		warnx("cannot read %s: %s: kernel functions will need report -k", KALLSYMS,
+		      strerror(-kr->ret));
+	else if (rec->opts->verbosity > 0)
+		fprintf(stderr, "pmclog: %zu kernel text symbols from %s in %lld ms, beside the recording\n",
+			pmclog_kallsyms__count(kr->ks), KALLSYMS, kr->ms);
+	if (rec->writer)
+		pmclog_writer__add_ksyms(rec->writer, kr->ks);
+	else
+		pmclog_kallsyms__free(kr->ks);
+	kr->ks = NULL;
+}
+
+/* ------------------------------------------------------------------ */
 /* Copying records                                                    */
 
 static void set_error(struct recorder *rec, int status)
@@ -711,6 +861,7 @@ static ssize_t copy_records(struct recorder *rec)
 		write_failed(rec, ret);
 		return -1;
 	}
+	kallsyms_collect(rec, false);
 	return n;
 }
 
@@ -826,6 +977,8 @@ static void stop_and_drain(struct recorder *rec)
 {
 	int ret;
 
+	/* The symbols go before CLOSELOG: the writer has them first. */
+	kallsyms_collect(rec, true);
 	if (rec->stop != STOP_LOG_ENDED) {
 		ret = pmclog_device__stop(rec->dev);
 		if (ret) {
@@ -855,11 +1008,15 @@ static void print_summary(struct recorder *rec)
 		return;
 	if (rec->opts->verbosity > 0 && rec->stop == STOP_SIGNAL)
 		warnx("stopped by %s", strsignal(rec->stop_signal));
-	fprintf(stderr, "pmclog: %llu records, %llu samples, %llu samples dropped, %llu records dropped, %llu bytes written to %s\n",
+	fprintf(stderr, "pmclog: %llu records, %llu samples, %llu samples dropped, %llu records dropped, %llu bytes written to %s",
 		(unsigned long long)st->records, (unsigned long long)st->samples,
 		(unsigned long long)pmclog_stats__samples_dropped(st),
 		(unsigned long long)pmclog_stats__records_dropped(st),
 		(unsigned long long)pmclog_writer__written(rec->writer), rec->out_name);
+	if (rec->opts->compression_level)
+		fprintf(stderr, " (zstd level %d: %llu bytes of log)", rec->opts->compression_level,
+			(unsigned long long)pmclog_writer__saved(rec->writer));
+	fputc('\n', stderr);
 	/* Missing samples, not lost ones: said apart, and only when so. */
 	if (st->throttles || st->cpus_skipped)
 		fprintf(stderr, "pmclog: the kernel throttled sampling %llu times (too many overflow interrupts per tick) and did not start it on %llu CPUs (counter busy or absent); pmclog report says how long\n",
@@ -920,55 +1077,6 @@ static void say_what(const struct recorder *rec,
 	fprintf(stderr, " -> %s\n", rec->out_name);
 }
 
-static long long ms_since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - t0->tv_sec) * 1000LL + (now.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
-/*
- * The kernel's text symbols, for the writer.  Without them a report
- * needs the kernel's files (-k); so a failure is said, not fatal.
- */
-static void read_kallsyms(struct recorder *rec)
-{
-	const char *path = "/proc/kallsyms";
-	struct timespec t0;
-	FILE *f;
-	int ret;
-
-	if (rec->opts->no_kallsyms)
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	f = fopen(path, "re");
-	if (!f) {
-		warn("cannot read %s: kernel functions will need report -k", path);
-		return;
-	}
-	ret = pmclog_kallsyms__read(f, &rec->ksyms);
-	fclose(f);
-	/* Each module's symbols end with its core (pmclog_kallsyms__bound()). */
-	f = ret ? NULL : fopen("/proc/modules", "re");
-	if (f) {
-		ret = pmclog_kallsyms__bound(rec->ksyms, f);
-		fclose(f);
-		if (ret) {
-			pmclog_kallsyms__free(rec->ksyms);
-			rec->ksyms = NULL;
-		}
-	}
-	if (ret == -EPERM)
-		warnx("%s shows every address as 0 (kernel.kptr_restrict, or no CAP_SYSLOG): no kernel symbols saved; report -k DIR can name kernel functions",
-		      path);
-	else if (ret)
-		warnx("cannot read %s: %s", path, strerror(-ret));
-	else if (rec->opts->verbosity > 0)
-		fprintf(stderr, "pmclog: %zu kernel text symbols from %s in %lld ms\n",
-			pmclog_kallsyms__count(rec->ksyms), path, ms_since(&t0));
-}
-
 /* Everything up to a started log; on failure an exit status, reported. */
 static int start_recording(struct recorder *rec)
 {
@@ -1013,19 +1121,19 @@ static int start_recording(struct recorder *rec)
 		      strerror(-ret));
 		return EX_OSERR;
 	}
-	/* Before the command runs: its time is not spent reading them. */
-	read_kallsyms(rec);
 	wopts.name = rec->out_name;
-	wopts.ksyms = rec->ksyms;
-	rec->ksyms = NULL;	/* the writer's, even if it fails */
+	wopts.ksyms_later = !o->no_kallsyms;
 	/* The kernel's and START's modules' build-ids, as START's MAP_INs come. */
 	wopts.sysfs = "/sys";
 	wopts.tool = rec->archive ? pmclog_archive__tool(rec->archive) : NULL;
+	wopts.compression_level = o->compression_level;
 	rec->writer = pmclog_writer__new(rec->out, &wopts);
 	if (!rec->writer) {
 		warn("cannot save %s", rec->out_name);
 		return EX_OSERR;
 	}
+	if (!o->no_kallsyms)
+		kallsyms_start(rec);
 	if (o->cmd)
 		rec->status = release_command(rec);
 	return 0;
@@ -1052,7 +1160,7 @@ static void teardown(struct recorder *rec)
 	}
 	pmclog_device__close(rec->dev);
 	free(rec->buf);
-	pmclog_kallsyms__free(rec->ksyms);
+	pmclog_kallsyms__free(rec->kr.ks);
 }
 
 static void close_output(struct recorder *rec)
@@ -1080,7 +1188,7 @@ static void discard_output(struct recorder *rec)
 
 int record_main(int argc, char **argv, struct pmclog_device *dev)
 {
-	struct record_opts opts = { 0 };
+	struct record_opts opts = { .compression_level = DEFAULT_COMPRESSION };
 	struct recorder rec = {
 		.opts = &opts, .dev = dev, .out = -1, .sigfd = -1, .pidfd = -1,
 		.go_fd = -1, .exec_fd = -1,
@@ -1102,6 +1210,7 @@ int record_main(int argc, char **argv, struct pmclog_device *dev)
 	}
 	ret = start_recording(&rec);
 	if (ret) {
+		kallsyms_collect(&rec, true);
 		pmclog_writer__free(rec.writer);
 		pmclog_archive__free(rec.archive);
 		teardown(&rec);

@@ -288,6 +288,15 @@ static void ctx_free(struct report_ctx *c)
 	pmclog_strings__free(c->strings);
 }
 
+/* Each sample to the report, the callgraph and the pprof profile. */
+static int report_sample(void *ctx, const struct pmclog_sample_loc *s)
+{
+	struct report_ctx *c = ctx;
+	int ret = pmclog_callgraph__report_sample(c->cg, s);
+
+	return ret || !c->pp ? ret : pmclog_pprof__sample(c->pp, s);
+}
+
 static int ctx_init(struct report_ctx *c, const struct report_args *a)
 {
 	c->strings = pmclog_strings__new();
@@ -297,7 +306,9 @@ static int ctx_init(struct report_ctx *c, const struct report_args *a)
 	c->cg = c->rep ? pmclog_callgraph__new(c->rep) : NULL;
 	if (c->cg && !strcmp(a->format, FORMAT_PPROF))
 		c->pp = pmclog_pprof__new(c->rep);
-	if (c->cg && (c->pp || strcmp(a->format, FORMAT_PPROF)))
+	/* Replayed as read: memory is the sort window's, not the log's. */
+	if (c->cg && (c->pp || strcmp(a->format, FORMAT_PPROF)) &&
+	    !pmclog_replay__stream(c->replay, report_sample, c))
 		return 0;
 	warnx("out of memory");
 	return EX_OSERR;
@@ -327,14 +338,6 @@ static int write_graph(struct report_ctx *c, const struct report_args *a)
 }
 
 /* The replay's samples to the report, the callgraph and the profile. */
-static int report_sample(void *ctx, const struct pmclog_sample_loc *s)
-{
-	struct report_ctx *c = ctx;
-	int ret = pmclog_callgraph__report_sample(c->cg, s);
-
-	return ret || !c->pp ? ret : pmclog_pprof__sample(c->pp, s);
-}
-
 /* --format pprof: the profile into -o FILE or standard output. */
 static int write_pprof(struct report_ctx *c, const struct report_args *a)
 {

@@ -101,7 +101,7 @@ void log_end_of(struct pmclog_reader *r, int ret, const char *input, int fd,
 		e->kind = LOG_END_COMPLETE;
 	else if (ret == 0)
 		e->kind = LOG_END_NO_CLOSELOG;
-	else if (ret == -EBADMSG && cut_short(input, fd, off))
+	else if (ret == -EBADMSG && (pmclog_reader__truncated(r) || cut_short(input, fd, off)))
 		e->kind = LOG_END_TRUNCATED;
 	else if (ret == -EBADMSG && !e->readable)
 		e->kind = LOG_END_NOT_A_LOG;

@@ -196,7 +196,10 @@ struct list_head { struct list_head *next, *prev; };
 /* Tasks and registers */
 struct pid;
 struct pt_regs { unsigned long ip; int user; };
-struct task_struct { int tgid, pid; };
+struct mm_struct;
+/* mm and flags: pmclog_is_user_task() (pmclog_compat.h) */
+struct task_struct { int tgid, pid; struct mm_struct *mm; unsigned int flags; };
+#define PF_KTHREAD		0x00200000
 extern struct task_struct *current;
 #define instruction_pointer(r)	((r)->ip)
 #define user_mode(r)		((r)->user)

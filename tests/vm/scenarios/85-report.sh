@@ -142,7 +142,9 @@ at_least "$kall" 500 "the syscall loop has kernel samples"
 [ "$kall" -gt 0 ] && at_least $((knamed * 100 / kall)) 95 "kernel samples land in named kernel functions (percent)"
 
 # The same without the symbols: the kernel is named by address only.
-bounded 60 pmclog record --no-kallsyms -F $HZ_REQ -o "$OUT/sc-nok.pmclog" -- /bin/syscalls 1 \
+# Saved uncompressed: the cut and corrupt logs below are cut by offset.
+bounded 60 pmclog record --no-kallsyms --compression-level 0 -F $HZ_REQ \
+	-o "$OUT/sc-nok.pmclog" -- /bin/syscalls 1 \
 	>/dev/null 2>"$OUT/sc-nok-record.err"
 report "$OUT/sc-nok.pmclog" sc-nok
 nk=$(grep -c '^\[kernel\];0x' "$OUT/sc-nok.folded")
@@ -152,7 +154,7 @@ nkt=$(grep -c ' \[kernel\]  *\[k\] 0x[0-9a-f]*  (object not found)$' "$OUT/sc-no
 at_least "$nkt" 1 "--no-kallsyms: the table says [kernel] was not found, after the names"
 s1=$(wc -c <"$OUT/sc.pmclog")
 s0=$(wc -c <"$OUT/sc-nok.pmclog")
-diag "log size with kallsyms $s1 bytes, without $s0"
+diag "log size with kallsyms $s1 bytes (zstd, the default), without and uncompressed $s0"
 # The recorder saves only the functions the kernel samples fell in (a
 # few dozen here), not all of /proc/kallsyms (about 47,000).
 pmclog dump -i "$OUT/sc.pmclog" >"$OUT/sc.dump" 2>/dev/null
@@ -203,3 +205,13 @@ report "$OUT/bad.pmclog" bad
 is "$?" 65 "a corrupt record: exit status EX_DATAERR (65)"
 grep -q 'corrupt record at offset 128: bad record magic' "$OUT/bad.err"
 is "$?" 0 "a corrupt record: names its offset and why" || diag "$(tail -n 2 "$OUT/bad.err")"
+
+# A compressed log (the default) cut short, as a killed recorder leaves
+# it, and one damaged inside: the samples before, and the reason.
+head -c "$(( $(wc -c <"$OUT/sc.pmclog") * 2 / 3 ))" "$OUT/sc.pmclog" >"$OUT/zcut.pmclog"
+report "$OUT/zcut.pmclog" zcut
+is "$?" 76 "a cut compressed log: exit status EX_PROTOCOL (76)"
+grep -q 'truncated at offset [0-9]*: the compressed log ends inside a zstd frame, at byte [0-9]* of the file' "$OUT/zcut.err"
+is "$?" 0 "a cut compressed log: says where it stops" || diag "$(tail -n 2 "$OUT/zcut.err")"
+at_least "$(total_of "$OUT/zcut.folded")" 1 "a cut compressed log: the samples before the cut are reported"
+

@@ -87,6 +87,12 @@ void pmclog_record__describe(struct pmclog_record *ev, const void *raw,
 			     __u64 offset);
 
 /*
+ * The reader's input is a log as the module writes it, never compressed
+ * (the writer's reader of the device's bytes): zstd's magic is bad bytes.
+ */
+void pmclog_reader__plain(struct pmclog_reader *r);
+
+/*
  * What a pmclog_device issues its ioctls through: ioctl(2) (ops NULL), or
  * a test's stand-in for a module it cannot reach, on a file (a pipe) that
  * it fills with the records read(2) then returns.

@@ -11,6 +11,14 @@
  * length of a valid record, a multiple of 8.  The next call that may move
  * the buffer (feed, next, free) is where the record stops being valid, as
  * the API says.
+ *
+ * A log saved compressed (a zstd stream: pmclog record compresses by
+ * default) is known by its first four bytes, the zstd frame magic, and
+ * decompressed as it is read: the compressed bytes wait in r->z.in and
+ * come out into buf a chunk at a time, so memory is the same as for a
+ * plain log.  Offsets stay those of the log, decompressed.  A corrupt or
+ * cut compressed stream is an error only once the records decompressed
+ * before it have been returned.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,10 +28,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "pmclog_internal.h"
 
 #define READ_CHUNK	(64 * 1024)
+
+/* What the input is, known from its first bytes. */
+enum reader_input {
+	IN_UNKNOWN,		/* fewer than 4 bytes yet */
+	IN_PLAIN,
+	IN_ZSTD,
+};
+
+#define ZSTD_MAGIC_LE	0xFD2FB528U	/* the first 4 bytes of a zstd frame */
 
 enum reader_state {
 	RS_EXPECT_INITIALIZE,	/* nothing read yet */
@@ -38,6 +56,19 @@ struct pmclog_reader {
 	int fd;			/* -1: memory mode */
 	bool own_fd;		/* opened by open_file: close it on free */
 	bool input_done;	/* read(2) returned 0, or feed_eof() */
+	enum reader_input input;
+	bool cut;		/* the input ended inside a record, or a frame */
+
+	/* IN_ZSTD: the compressed bytes not decompressed yet */
+	struct {
+		ZSTD_DStream *ds;
+		unsigned char *in;
+		size_t pos, len, cap;	/* [pos, len) waits */
+		__u64 consumed;		/* compressed bytes decompressed */
+		bool in_frame;		/* a frame is begun and not ended */
+		int err;		/* negative: decompression stopped */
+		char msg[160];
+	} z;
 
 	unsigned char *buf;
 	size_t cap;
@@ -176,6 +207,8 @@ void pmclog_reader__free(struct pmclog_reader *r)
 		return;
 	if (r->own_fd)
 		close(r->fd);
+	ZSTD_freeDStream(r->z.ds);
+	free(r->z.in);
 	free(r->buf);
 	free(r);
 }
@@ -215,12 +248,109 @@ static int buf_reserve(struct pmclog_reader *r, size_t room)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Compressed input                                                   */
+
+/* Keep len more compressed bytes, after those waiting. */
+static int z_append(struct pmclog_reader *r, const void *p, size_t len)
+{
+	if (r->z.pos) {
+		memmove(r->z.in, r->z.in + r->z.pos, r->z.len - r->z.pos);
+		r->z.len -= r->z.pos;
+		r->z.pos = 0;
+	}
+	if (PMCLOG_GROW(r->z.in, r->z.cap, r->z.len + len))
+		return -ENOMEM;
+	memcpy(r->z.in + r->z.len, p, len);
+	r->z.len += len;
+	return 0;
+}
+
+/*
+ * What the first bytes say: a zstd stream's move from buf to r->z.in.
+ * Undecided (IN_UNKNOWN) while fewer than 4 bytes came and more may.
+ */
+static int detect_input(struct pmclog_reader *r)
+{
+	__u32 magic;
+
+	if (buffered(r) < sizeof(magic) && !r->input_done)
+		return 0;
+	r->input = IN_PLAIN;
+	if (buffered(r) < sizeof(magic))
+		return 0;
+	memcpy(&magic, r->buf + r->head, sizeof(magic));
+	if (magic != ZSTD_MAGIC_LE)
+		return 0;
+	r->input = IN_ZSTD;
+	r->z.ds = ZSTD_createDStream();
+	if (!r->z.ds || z_append(r, r->buf + r->head, buffered(r)))
+		return -ENOMEM;
+	r->tail = r->head;
+	return 0;
+}
+
+/*
+ * Decompress what waits into buf, a chunk at most.  Return: 1 when bytes
+ * came out or went in, 0 when nothing can move without more input (or
+ * after an error, kept in r->z.err), -ENOMEM.
+ */
+static int z_step(struct pmclog_reader *r)
+{
+	ZSTD_inBuffer in;
+	ZSTD_outBuffer out;
+	size_t ret;
+
+	if (r->z.err)
+		return 0;
+	if (r->z.pos == r->z.len && !r->z.in_frame)
+		return 0;
+	if (buf_reserve(r, READ_CHUNK))
+		return -ENOMEM;
+	in = (ZSTD_inBuffer){ r->z.in, r->z.len, r->z.pos };
+	out = (ZSTD_outBuffer){ r->buf + r->tail, r->cap - r->tail, 0 };
+	ret = ZSTD_decompressStream(r->z.ds, &out, &in);
+	r->z.consumed += in.pos - r->z.pos;
+	if (ZSTD_isError(ret)) {
+		r->z.err = -EBADMSG;
+		snprintf(r->z.msg, sizeof(r->z.msg),
+			 "corrupt compressed log at byte %llu of the file (zstd: %s)",
+			 (unsigned long long)r->z.consumed, ZSTD_getErrorName(ret));
+		return 0;
+	}
+	r->tail += out.pos;
+	if (in.pos != r->z.pos || out.pos) {
+		r->z.in_frame = ret != 0;
+		r->z.pos = in.pos;
+		return 1;
+	}
+	r->z.pos = in.pos;
+	return 0;
+}
+
+/*
+ * No more compressed input: one frame unfinished is a cut log (the
+ * recorder stopped before it ended the stream).
+ */
+static void z_ended(struct pmclog_reader *r)
+{
+	if (r->z.err || !r->z.in_frame || r->z.pos != r->z.len)
+		return;
+	r->z.err = -EBADMSG;
+	r->cut = true;
+	snprintf(r->z.msg, sizeof(r->z.msg),
+		 "the compressed log ends inside a zstd frame, at byte %llu of the file (the recorder stopped before it finished the log)",
+		 (unsigned long long)r->z.consumed);
+}
+
 int pmclog_reader__feed(struct pmclog_reader *r, const void *buf, size_t len)
 {
 	if (!r || r->fd >= 0 || r->input_done || (!buf && len))
 		return pmclog_err(EINVAL);
 	if (!len)
 		return 0;
+	if (r->input == IN_ZSTD)
+		return z_append(r, buf, len) ? pmclog_err(ENOMEM) : 0;
 	if (buf_reserve(r, len))
 		return pmclog_err(ENOMEM);
 	memcpy(r->buf + r->tail, buf, len);
@@ -236,44 +366,77 @@ int pmclog_reader__feed_eof(struct pmclog_reader *r)
 	return 0;
 }
 
-/* fd mode: read(2) until want bytes are buffered or the input ends. */
-static int fd_fill(struct pmclog_reader *r, size_t want)
+/* fd mode: read(2) once, into buf or, compressed, r->z.in. */
+static int fd_read(struct pmclog_reader *r)
 {
+	unsigned char *to;
 	ssize_t n;
 
-	while (!r->input_done && buffered(r) < want) {
+	if (r->input == IN_ZSTD) {
+		if (z_append(r, "", 0) || PMCLOG_GROW(r->z.in, r->z.cap, r->z.len + READ_CHUNK))
+			return reader_fail(r, -ENOMEM, "out of memory reading at offset %llu",
+					   (unsigned long long)r->head_offset);
+		to = r->z.in + r->z.len;
+	} else {
 		if (buf_reserve(r, READ_CHUNK))
 			return reader_fail(r, -ENOMEM, "out of memory reading at offset %llu",
 					   (unsigned long long)r->head_offset);
-		n = read(r->fd, r->buf + r->tail, r->cap - r->tail);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return reader_fail(r, -errno, "read error at offset %llu: %s",
-					   (unsigned long long)(r->head_offset + buffered(r)),
-					   strerror(errno));
-		if (n == 0)
-			r->input_done = true;
-		r->tail += (size_t)n;
+		to = r->buf + r->tail;
 	}
+	do
+		n = read(r->fd, to, READ_CHUNK);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return reader_fail(r, -errno, "read error at offset %llu: %s",
+				   (unsigned long long)(r->head_offset + buffered(r)),
+				   strerror(errno));
+	if (n == 0)
+		r->input_done = true;
+	if (r->input == IN_ZSTD)
+		r->z.len += (size_t)n;
+	else
+		r->tail += (size_t)n;
 	return 0;
 }
 
 /*
- * Have want bytes buffered at head.
+ * Have want bytes buffered at head: read (fd mode) and decompress as
+ * needed.
  * Return: 0; -ENODATA when the input ended first; -EAGAIN when a memory
- * reader needs more; another negative errno after a read error.
+ * reader needs more; another negative errno after a read error, or when
+ * a compressed log stops being readable (after what came before it).
  */
 static int buf_want(struct pmclog_reader *r, size_t want)
 {
-	if (r->fd >= 0) {
-		int err = fd_fill(r, want);
+	int err;
 
-		if (err)
+	while (r->input == IN_UNKNOWN || buffered(r) < want) {
+		if (r->input == IN_UNKNOWN && (err = detect_input(r)))
+			return reader_fail(r, err, "out of memory reading at offset %llu",
+					   (unsigned long long)r->head_offset);
+		if (r->input != IN_UNKNOWN && buffered(r) >= want)
+			break;
+		if (r->input == IN_ZSTD) {
+			err = z_step(r);
+			if (err < 0)
+				return reader_fail(r, err, "out of memory decompressing at offset %llu",
+						   (unsigned long long)r->head_offset);
+			if (err)
+				continue;
+			if (r->z.err)
+				break;
+		}
+		if (r->input_done || r->fd < 0)
+			break;
+		if ((err = fd_read(r)))
 			return err;
 	}
-	if (buffered(r) >= want)
+	if (buffered(r) >= want && r->input != IN_UNKNOWN)
 		return 0;
+	if (r->input == IN_ZSTD && r->input_done)
+		z_ended(r);
+	if (r->z.err)
+		return reader_fail(r, r->z.err, "%s", r->z.msg);
 	return r->input_done ? -ENODATA : -EAGAIN;
 }
 
@@ -487,6 +650,7 @@ static int input_ended(struct pmclog_reader *r, const struct pmclog_header *h)
 		r->end = PMCLOG_READER_END_EOF;
 		return 0;
 	}
+	r->cut = true;
 	if (!h)
 		return reader_fail(r, -EBADMSG,
 				   "truncated record at offset %llu: only %zu bytes of a %zu-byte header present",
@@ -576,6 +740,21 @@ enum pmclog_reader_end pmclog_reader__end(const struct pmclog_reader *r)
 __u64 pmclog_reader__offset(const struct pmclog_reader *r)
 {
 	return r->rec_offset;
+}
+
+void pmclog_reader__plain(struct pmclog_reader *r)
+{
+	r->input = IN_PLAIN;
+}
+
+bool pmclog_reader__truncated(const struct pmclog_reader *r)
+{
+	return r->cut;
+}
+
+bool pmclog_reader__compressed(const struct pmclog_reader *r)
+{
+	return r->input == IN_ZSTD;
 }
 
 int pmclog_reader__error(const struct pmclog_reader *r)

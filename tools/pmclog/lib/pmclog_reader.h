@@ -193,6 +193,21 @@ PMCLOG_API int pmclog_reader__error(const struct pmclog_reader *r);
 PMCLOG_API const char *pmclog_reader__errmsg(const struct pmclog_reader *r);
 
 /*
+ * Whether the reader's error is the input ending too soon: inside a
+ * record, or inside the zstd frame of a compressed log (a log cut short,
+ * not one with bad bytes).  Since version 1.1.0 of the library.
+ */
+PMCLOG_API bool pmclog_reader__truncated(const struct pmclog_reader *r);
+
+/*
+ * Whether the log is compressed (a zstd stream, which the reader
+ * decompresses as it reads: the records and their offsets are those of
+ * the log decompressed).  Known once the first record was asked for.
+ * Since version 1.1.0 of the library.
+ */
+PMCLOG_API bool pmclog_reader__compressed(const struct pmclog_reader *r);
+
+/*
  * The packed ABI version (PMCLOG_ABI_VERSION()) of the module that wrote
  * the log, from its INITIALIZE record; 0 until that record was read.
  * pmclog_reader__initialize() returns a copy of that record, or NULL.

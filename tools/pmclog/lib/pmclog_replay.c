@@ -12,17 +12,36 @@
 #include "pmclog_replay.h"
 #include "pmclog_tool.h"
 
-/* A record in the arena: where it is, and its sort key. */
+/* A record in the arena (added before pmclog_replay__stream() was asked). */
 struct rec_ref {
-	__u64 tstamp;
-	__u64 seq;	/* position in the log */
 	size_t off;	/* in the arena */
 	__u64 offset;	/* in the log */
-	size_t cc_off;	/* PCSAMPLE: its CALLCHAIN in the arena, or NO_CC */
-	bool paired;	/* CALLCHAIN: its PCSAMPLE holds it */
 };
 
-#define NO_CC	SIZE_MAX
+/*
+ * A record waiting in the window: its bytes inline when it is small (a
+ * PCSAMPLE, most of a log), else in memory of its own.
+ */
+#define WIN_INLINE	48
+
+struct win_slot {
+	__u64 offset;		/* in the log */
+	__u32 len;
+	__u32 next_free;	/* while on the free list */
+	union {
+		__u64 inl[WIN_INLINE / 8];	/* 8-byte aligned, as records are */
+		void *ext;
+	} b;
+};
+
+/* The window's min-heap, on (tstamp, seq); seq is the position in the log. */
+struct win_ent {
+	__u64 tstamp;
+	__u64 seq;
+	__u32 slot;
+};
+
+#define WIN_NONE	UINT32_MAX
 
 struct pending_sym {
 	__u64 start;
@@ -37,6 +56,12 @@ struct pending_bid {
 	__u8 id[PMCLOG_BUILD_ID_MAX];
 };
 
+/* A kernel map of START (MAP_IN with PMCLOG_MAP_F_INITIAL), as mapped. */
+struct initial_map {
+	__u64 start, end, base;
+	struct pmclog_object *obj;	/* the object of its build, once known */
+};
+
 struct comm {
 	__u32 pid;
 	const char *path;
@@ -44,17 +69,36 @@ struct comm {
 
 struct pmclog_replay {
 	struct pmclog_tool tool;	/* the records, in time order */
-	pmclog_replay_sample_fn sample_fn;	/* during pmclog_replay__run() */
+	pmclog_replay_sample_fn sample_fn;
 	void *sample_ctx;
 	pmclog_replay_record_fn record_fn;	/* the other records, applied */
 	void *record_ctx;
 	pmclog_replay_record_fn pre_fn;		/* every record, before it is */
 	void *pre_ctx;
+	bool streaming;			/* pmclog_replay__stream() */
+	bool ran;			/* pmclog_replay__run() */
+	int error;			/* of a delivery; every later call returns it */
 	struct pmclog_strings *strings;
+
+	/* Without streaming, the records as added, for run(). */
 	unsigned char *arena;
 	size_t arena_len, arena_cap;
 	struct rec_ref *refs;
 	size_t nrefs, refs_cap;
+
+	/* The window (see pmclog_replay.h) */
+	__u64 window;
+	__u64 seq;		/* records through the window */
+	__u64 max_ts;		/* highest tstamp queued */
+	__u64 limit;		/* everything below it is delivered */
+	__u64 last_ts;		/* highest tstamp delivered */
+	bool delivered;		/* last_ts is one */
+	bool late;		/* the record being delivered is late */
+	struct win_ent *heap;
+	size_t nheap, heap_cap;
+	struct win_slot *slots;
+	size_t nslots, slots_cap;
+	__u32 free_slot;
 
 	struct pmclog_procmaps *maps;
 	struct pmclog_object **objs;
@@ -63,6 +107,8 @@ struct pmclog_replay {
 	size_t npending, pending_cap;
 	struct pending_bid *pending_bids;
 	size_t npending_bids, pending_bids_cap;
+	struct initial_map *initial;	/* START's kernel maps, in replay order */
+	size_t ninitial, initial_cap;
 	struct comm *comms;
 	size_t ncomms, comms_cap;
 	struct pmclog_replay_pmc *pmcs;
@@ -84,6 +130,9 @@ struct pmclog_replay *pmclog_replay__new(struct pmclog_strings *strings)
 		return NULL;
 	r->tool = replay_tool;
 	r->strings = strings;
+	r->window = PMCLOG_REPLAY_WINDOW_NS;
+	r->stats.sort_window_ns = r->window;
+	r->free_slot = WIN_NONE;
 	r->maps = pmclog_procmaps__new();
 	if (!r->maps) {
 		free(r);
@@ -103,8 +152,17 @@ void pmclog_replay__free(struct pmclog_replay *r)
 	free(r->objs);
 	free(r->arena);
 	free(r->refs);
+	for (size_t i = 0; i < r->nheap; i++) {
+		struct win_slot *w = &r->slots[r->heap[i].slot];
+
+		if (w->len > WIN_INLINE)
+			free(w->b.ext);
+	}
+	free(r->heap);
+	free(r->slots);
 	free(r->pending);
 	free(r->pending_bids);
+	free(r->initial);
 	free(r->comms);
 	free(r->pmcs);
 	free(r->frames);
@@ -112,40 +170,299 @@ void pmclog_replay__free(struct pmclog_replay *r)
 	free(r);
 }
 
+int pmclog_replay__set_window(struct pmclog_replay *r, __u64 ns)
+{
+	if (r->seq || r->nrefs || r->ran)
+		return -(errno = EBUSY);
+	r->window = ns;
+	r->stats.sort_window_ns = ns;
+	return 0;
+}
+
+int pmclog_replay__stream(struct pmclog_replay *r, pmclog_replay_sample_fn fn,
+			  void *ctx)
+{
+	if (r->seq || r->nrefs || r->ran)
+		return -(errno = EBUSY);
+	r->streaming = true;
+	r->sample_fn = fn;
+	r->sample_ctx = ctx;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The window                                                         */
+
+static bool win_before(const struct win_ent *a, const struct win_ent *b)
+{
+	return a->tstamp != b->tstamp ? a->tstamp < b->tstamp : a->seq < b->seq;
+}
+
+static void heap_up(struct win_ent *h, size_t i)
+{
+	struct win_ent e = h[i];
+
+	while (i) {
+		size_t p = (i - 1) / 2;
+
+		if (!win_before(&e, &h[p]))
+			break;
+		h[i] = h[p];
+		i = p;
+	}
+	h[i] = e;
+}
+
+static void heap_down(struct win_ent *h, size_t n, size_t i)
+{
+	struct win_ent e = h[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && win_before(&h[c + 1], &h[c]))
+			c++;
+		if (!win_before(&h[c], &e))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = e;
+}
+
+static const void *slot_bytes(const struct win_slot *w)
+{
+	return w->len > WIN_INLINE ? w->b.ext : (const void *)w->b.inl;
+}
+
 /*
- * Whether the CALLCHAIN cc is the stack of the record of ref, the last
- * one added: a PCSAMPLE of the same cpu, time, PMC, mode and thread
- * that has none yet.
+ * Whether the CALLCHAIN cc is the stack of the PCSAMPLE s, the record
+ * just before it in the log: the same cpu, time, PMC, mode and thread.
  */
-static bool callchain_of(const struct pmclog_replay *r, const struct rec_ref *ref,
+static bool callchain_of(const struct pmclog_pcsample *s,
 			 const struct pmclog_record *cc)
 {
-	const struct pmclog_pcsample *s = (const void *)(r->arena + ref->off);
 	const struct pmclog_callchain *c = cc->rec.callchain;
 
-	return s->header.type == PMCLOG_TYPE_PCSAMPLE && ref->cc_off == NO_CC &&
+	return s->header.type == PMCLOG_TYPE_PCSAMPLE &&
 	       s->header.cpu == cc->cpu && s->header.tstamp == cc->tstamp &&
 	       s->header.pmcid == cc->pmcid &&
 	       (s->header.flags & PMCLOG_HF_USER) == (cc->flags & PMCLOG_HF_USER) &&
 	       s->pid == c->pid && s->tid == c->tid;
 }
 
+/*
+ * Deliver one record to the replay: late when it sorts before one already
+ * delivered.  cc: a PCSAMPLE's own CALLCHAIN (NULL: none); paired: rec is
+ * a CALLCHAIN that went with its PCSAMPLE.
+ */
+static int deliver(struct pmclog_replay *r, const struct pmclog_record *rec,
+		   const struct pmclog_callchain *cc, bool paired)
+{
+	int ret;
+
+	r->late = r->delivered && rec->tstamp < r->last_ts;
+	if (r->late && !((rec->type == PMCLOG_TYPE_KSYMBOL ||
+			  rec->type == PMCLOG_TYPE_BUILDID) &&
+			 (rec->flags & PMCLOG_HF_SYNTH)))
+		r->stats.records_late++;
+	if (!r->late)
+		r->last_ts = rec->tstamp;
+	r->delivered = true;
+	if (rec->tstamp > r->stats.end_tstamp)
+		r->stats.end_tstamp = rec->tstamp;
+	ret = r->pre_fn ? r->pre_fn(r->pre_ctx, rec) : 0;
+	r->cur_cc = cc;
+	r->cur_cc_paired = paired;
+	if (!ret)
+		ret = pmclog_tool__deliver(&r->tool, rec);
+	r->cur_cc = NULL;
+	r->cur_cc_paired = false;
+	r->late = false;
+	if (!ret && r->record_fn && rec->type != PMCLOG_TYPE_PCSAMPLE &&
+	    rec->type != PMCLOG_TYPE_CALLCHAIN)
+		ret = r->record_fn(r->record_ctx, rec);
+	if (ret)
+		r->error = ret;
+	return ret;
+}
+
+/* Take the oldest record off the heap; its slot stays the caller's. */
+static struct win_ent heap_pop(struct pmclog_replay *r)
+{
+	struct win_ent top = r->heap[0];
+
+	r->heap[0] = r->heap[--r->nheap];
+	if (r->nheap)
+		heap_down(r->heap, r->nheap, 0);
+	return top;
+}
+
+static void slot_free(struct pmclog_replay *r, __u32 slot)
+{
+	struct win_slot *w = &r->slots[slot];
+
+	if (w->len > WIN_INLINE)
+		free(w->b.ext);
+	w->next_free = r->free_slot;
+	r->free_slot = slot;
+}
+
+/*
+ * Deliver the oldest record of the window and free its slot.  A PCSAMPLE
+ * takes its CALLCHAIN with it: the record after it in the log, so next in
+ * the window (same tstamp, seq + 1), when callchain_of() says it is its.
+ */
+static int win_pop(struct pmclog_replay *r)
+{
+	struct win_ent top = heap_pop(r), next;
+	const struct win_slot *w = &r->slots[top.slot];
+	const struct pmclog_header *h = slot_bytes(w);
+	struct pmclog_record rec, cc;
+	int ret;
+
+	pmclog_record__describe(&rec, h, w->offset);
+	if (h->type == PMCLOG_TYPE_PCSAMPLE && r->nheap &&
+	    r->heap[0].seq == top.seq + 1 && r->heap[0].tstamp == top.tstamp) {
+		const struct win_slot *cw = &r->slots[r->heap[0].slot];
+		const struct pmclog_header *ch = slot_bytes(cw);
+
+		if (ch->type == PMCLOG_TYPE_CALLCHAIN) {
+			pmclog_record__describe(&cc, ch, cw->offset);
+			if (callchain_of((const void *)h, &cc)) {
+				next = heap_pop(r);
+				ret = deliver(r, &rec, (const void *)ch, false);
+				if (!ret)
+					ret = deliver(r, &cc, NULL, true);
+				slot_free(r, next.slot);
+				slot_free(r, top.slot);
+				return ret;
+			}
+		}
+	}
+	ret = deliver(r, &rec, NULL, false);
+	slot_free(r, top.slot);
+	return ret;
+}
+
+/* Queue a copy of rec in the window. */
+static int win_queue(struct pmclog_replay *r, const struct pmclog_record *rec)
+{
+	struct win_slot *w;
+	__u32 slot;
+
+	if (r->free_slot != WIN_NONE) {
+		slot = r->free_slot;
+		r->free_slot = r->slots[slot].next_free;
+	} else {
+		if (r->nslots >= WIN_NONE ||
+		    PMCLOG_GROW(r->slots, r->slots_cap, r->nslots + 1))
+			return -ENOMEM;
+		slot = (__u32)r->nslots++;
+	}
+	w = &r->slots[slot];
+	w->len = rec->length;
+	if (rec->length > WIN_INLINE) {
+		w->b.ext = malloc(rec->length);
+		if (!w->b.ext) {
+			w->len = 0;
+			slot_free(r, slot);
+			return -ENOMEM;
+		}
+		memcpy(w->b.ext, rec->rec.header, rec->length);
+	} else {
+		memcpy(w->b.inl, rec->rec.header, rec->length);
+	}
+	w->offset = rec->offset;
+	if (PMCLOG_GROW(r->heap, r->heap_cap, r->nheap + 1)) {
+		slot_free(r, slot);
+		return -ENOMEM;
+	}
+	r->heap[r->nheap] = (struct win_ent){
+		.tstamp = rec->tstamp, .seq = r->seq, .slot = slot,
+	};
+	heap_up(r->heap, r->nheap++);
+	return 0;
+}
+
+/*
+ * Whether the oldest record may leave the window now: it is older than
+ * the limit, and it is not a PCSAMPLE that is the last record added
+ * (its CALLCHAIN, which follows it, is not in yet).
+ */
+static bool win_ripe(const struct pmclog_replay *r)
+{
+	const struct win_ent *top = &r->heap[0];
+	const struct pmclog_header *h;
+
+	if (top->tstamp >= r->limit)
+		return false;
+	if (top->seq + 1 != r->seq)
+		return true;
+	h = slot_bytes(&r->slots[top->slot]);
+	return h->type != PMCLOG_TYPE_PCSAMPLE;
+}
+
+/*
+ * One record through the window: queued, then every queued record older
+ * than the newest minus the window is delivered, in (tstamp, position)
+ * order.  One older than the limit already (late, or at its place if
+ * nothing after it was delivered yet) leaves at once; a PCSAMPLE waits
+ * for the next record, to take it along if it is its CALLCHAIN, and
+ * else leaves before it.
+ */
+static int win_push(struct pmclog_replay *r, const struct pmclog_record *rec)
+{
+	int ret;
+
+	if (r->nheap && r->heap[0].tstamp < r->limit &&
+	    !(rec->type == PMCLOG_TYPE_CALLCHAIN && rec->tstamp == r->heap[0].tstamp) &&
+	    (ret = win_pop(r)))
+		return ret;
+	if ((ret = win_queue(r, rec)))
+		return ret;
+	r->seq++;
+	if (rec->tstamp > r->max_ts)
+		r->max_ts = rec->tstamp;
+	if (r->max_ts >= r->window && r->max_ts - r->window > r->limit)
+		r->limit = r->max_ts - r->window;
+	while (r->nheap && win_ripe(r))
+		if ((ret = win_pop(r)))
+			return ret;
+	return 0;
+}
+
+static int win_flush(struct pmclog_replay *r)
+{
+	int ret;
+
+	while (r->nheap)
+		if ((ret = win_pop(r)))
+			return ret;
+	return 0;
+}
+
 int pmclog_replay__add(struct pmclog_replay *r, const struct pmclog_record *rec)
 {
-	bool paired;
+	if (r->error)
+		return r->error;
+	if (r->ran)
+		return -(errno = EINVAL);
+	if (r->streaming) {
+		int ret = win_push(r, rec);
 
+		if (ret == -ENOMEM)
+			errno = ENOMEM;
+		return ret;
+	}
 	if (PMCLOG_GROW(r->arena, r->arena_cap, r->arena_len + rec->length) ||
 	    PMCLOG_GROW(r->refs, r->refs_cap, r->nrefs + 1))
 		return -(errno = ENOMEM);
-	/* Before the sort: a CALLCHAIN follows its PCSAMPLE in the log. */
-	paired = rec->type == PMCLOG_TYPE_CALLCHAIN && r->nrefs &&
-		 callchain_of(r, &r->refs[r->nrefs - 1], rec);
-	if (paired)
-		r->refs[r->nrefs - 1].cc_off = r->arena_len;
 	memcpy(r->arena + r->arena_len, rec->rec.header, rec->length);
 	r->refs[r->nrefs] = (struct rec_ref){
-		.tstamp = rec->tstamp, .seq = r->nrefs, .off = r->arena_len,
-		.offset = rec->offset, .cc_off = NO_CC, .paired = paired,
+		.off = r->arena_len, .offset = rec->offset,
 	};
 	r->nrefs++;
 	r->arena_len += rec->length;
@@ -322,7 +639,53 @@ static int on_map_in(struct pmclog_tool *tool, const struct pmclog_record *rec)
 		return 0;
 	/* The build first: the symbols go to the object of that build. */
 	ret = r->npending_bids ? adopt_pending_bids(r, e) : 0;
-	return !ret && r->npending ? adopt_pending(r, e) : ret;
+	if (!ret && r->npending)
+		ret = adopt_pending(r, e);
+	if (ret || PMCLOG_GROW(r->initial, r->initial_cap, r->ninitial + 1))
+		return ret ? ret : -ENOMEM;
+	/* For the recorder's records that come later than the window. */
+	r->initial[r->ninitial++] = (struct initial_map){
+		.start = e->start, .end = e->end, .base = e->base, .obj = e->obj,
+	};
+	return 0;
+}
+
+/*
+ * START's kernel map that held addr, the first (as a waiting KSYMBOL is
+ * adopted by the first); exact: the one that starts at addr.
+ */
+static struct initial_map *initial_at(struct pmclog_replay *r, __u64 addr,
+				      bool exact)
+{
+	for (size_t i = 0; i < r->ninitial; i++) {
+		struct initial_map *im = &r->initial[i];
+
+		if (exact ? addr == im->start : addr >= im->start && addr < im->end)
+			return im;
+	}
+	return NULL;
+}
+
+/*
+ * A recorder's BUILDID later than the window: START's kernel map at its
+ * start has had samples, and KSYMBOLs, as the object without a build-id,
+ * so that object takes the build-id in place, as if the BUILDID had come
+ * before the MAP_IN (as it does in a log within the window).
+ */
+static int late_buildid(struct pmclog_replay *r, const struct pmclog_buildid *b)
+{
+	struct initial_map *im = initial_at(r, b->start, true);
+	struct pmclog_object *o = im ? im->obj : NULL;
+
+	if (!o) {
+		r->stats.buildids_unmapped++;
+		return 0;
+	}
+	if (o->build_id_size == b->size && !memcmp(o->build_id, b->build_id, b->size))
+		return 0;
+	o->build_id_size = b->size;
+	memcpy(o->build_id, b->build_id, b->size);
+	return 0;
 }
 
 /*
@@ -338,6 +701,8 @@ static int on_buildid(struct pmclog_tool *tool, const struct pmclog_record *rec)
 	struct pmclog_map *e = am ? pmclog_addrmap__at(am, b->start) : NULL;
 	struct pending_bid *p;
 
+	if (r->late && (rec->flags & PMCLOG_HF_SYNTH) && b->pid == PMCLOG_PID_KERNEL)
+		return late_buildid(r, b);
 	if (e)
 		return map_build_id(r, e, b->build_id, b->size);
 	if (!(rec->flags & PMCLOG_HF_SYNTH) || b->pid != PMCLOG_PID_KERNEL) {
@@ -375,6 +740,19 @@ static int on_ksymbol(struct pmclog_tool *tool, const struct pmclog_record *rec)
 
 	if (!name)
 		return -ENOMEM;
+	/*
+	 * One of the recorder's, later than the window: it describes the
+	 * kernel of START, so it goes to START's map that held its address,
+	 * not to what is there now.
+	 */
+	if (r->late && (rec->flags & PMCLOG_HF_SYNTH)) {
+		const struct initial_map *im = initial_at(r, k->start, false);
+
+		if (im)
+			return object_add_sym(r, im->obj, k->start - im->start + im->base,
+					      k->size, name);
+		e = NULL;
+	}
 	if (e)
 		return object_add_sym(r, e->obj, k->start - e->start + e->base,
 				      k->size, name);
@@ -643,22 +1021,16 @@ static const struct pmclog_tool replay_tool = {
 	.callchain	= on_callchain,
 };
 
-static int ref_cmp(const void *a, const void *b)
-{
-	const struct rec_ref *x = a, *y = b;
-
-	if (x->tstamp != y->tstamp)
-		return x->tstamp < y->tstamp ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 int pmclog_replay__run(struct pmclog_replay *r, pmclog_replay_sample_fn fn,
 		       void *ctx)
 {
-	int ret = 0;
+	int ret = r->error;
 
-	if (r->nrefs)	/* no records, no array: qsort(NULL) is UB */
-		qsort(r->refs, r->nrefs, sizeof(*r->refs), ref_cmp);
+	if (r->ran)
+		return -(errno = EINVAL);
+	r->ran = true;
+	if (r->streaming && (fn != r->sample_fn || ctx != r->sample_ctx))
+		return -(errno = EINVAL);
 	r->sample_fn = fn;
 	r->sample_ctx = ctx;
 	for (size_t i = 0; i < r->nrefs && !ret; i++) {
@@ -666,18 +1038,16 @@ int pmclog_replay__run(struct pmclog_replay *r, pmclog_replay_sample_fn fn,
 
 		pmclog_record__describe(&rec, r->arena + r->refs[i].off,
 					r->refs[i].offset);
-		r->cur_cc = r->refs[i].cc_off == NO_CC ? NULL :
-			    (const void *)(r->arena + r->refs[i].cc_off);
-		r->cur_cc_paired = r->refs[i].paired;
-		r->stats.end_tstamp = rec.tstamp;
-		if (r->pre_fn)
-			ret = r->pre_fn(r->pre_ctx, &rec);
-		if (!ret)
-			ret = pmclog_tool__deliver(&r->tool, &rec);
-		if (!ret && r->record_fn && rec.type != PMCLOG_TYPE_PCSAMPLE &&
-		    rec.type != PMCLOG_TYPE_CALLCHAIN)
-			ret = r->record_fn(r->record_ctx, &rec);
+		ret = win_push(r, &rec);
 	}
+	/* Held only to be replayed: not needed any more. */
+	free(r->arena);
+	free(r->refs);
+	r->arena = NULL;
+	r->refs = NULL;
+	r->arena_len = r->arena_cap = r->nrefs = r->refs_cap = 0;
+	if (!ret)
+		ret = win_flush(r);
 	r->stats.ksymbols_unmapped = r->npending;
 	r->stats.buildids_unmapped += r->npending_bids;
 	for (size_t i = 0; i < r->nobjs; i++)

@@ -3,9 +3,41 @@
  * libpmclog replay: put a log's records in time order and replay its
  * maps, so that every sample is known as (pid, object, object address).
  *
- * The records are added as read (pmclog_replay__add() copies them), then
- * pmclog_replay__run() sorts them by (tstamp, position in the log), as
- * the ABI's "Order." paragraph asks, and replays them:
+ * The records are added as read (pmclog_replay__add() copies them) and
+ * replayed in (tstamp, position in the log) order, as the ABI's "Order."
+ * paragraph asks, sorted in a window as perf's ordered events are:
+ *
+ *   The log is out of order only by a bounded time: a sample waits at most
+ *   until its CPU's next drain (a tick, or sooner), a MAP_IN or PROCEXEC
+ *   whose path the module resolved in process context by that work's
+ *   latency.  So a record waits in the window until one at least the
+ *   window (PMCLOG_REPLAY_WINDOW_NS, 1 s; pmclog_replay__set_window())
+ *   newer than it was added, and then it is replayed: precisely, when a
+ *   record with the highest tstamp so far, T, is added, every waiting
+ *   record with tstamp < T - window is replayed in order, and a record
+ *   added with a tstamp below that limit is replayed at once.  Memory is
+ *   what the window holds, not the log.
+ *
+ *   A record later than the window (its tstamp below one already
+ *   replayed) is replayed where it arrives, against the maps as they are
+ *   then, and counted in records_late: a late sample may find another
+ *   object, or none, where the full sort would have found its own.  The
+ *   one late kind a real log has, the recorder's KSYMBOLs and BUILDIDs
+ *   (PMCLOG_HF_SYNTH: the kernel at START, stamped with INITIALIZE's time
+ *   but written just before CLOSELOG), is replayed as where it sorts, and
+ *   not counted: a KSYMBOL goes to the object of the first kernel map of
+ *   START (PMCLOG_MAP_F_INITIAL) that held its address, a BUILDID gives
+ *   its build-id, in place, to the object of START's kernel map at its
+ *   start (the samples it already has stay with it); with none, either
+ *   waits as one without a map does.
+ *   When the whole log fits in the window the order is the full sort's.
+ *
+ * With pmclog_replay__stream() (before the first add) records are
+ * replayed as they are added and fn sees samples from inside
+ * pmclog_replay__add(); pmclog_replay__run() replays what the window
+ * still holds.  Without it, the records are held until
+ * pmclog_replay__run(), which puts them through the same window: the
+ * same order, but memory grows with the log.  Replaying:
  *
  *   MAP_IN      pid's map gets [start, end) -> the object of path
  *   MAP_OUT     removed, or split
@@ -139,10 +171,16 @@ struct pmclog_replay_stats {
 	__u64 period;
 	bool freq;
 	const char *event;		/* interned PMCALLOCATE name, or NULL */
-	/* INITIALIZE's CLOCK_REALTIME (0: none); the last record's tstamp. */
+	/* INITIALIZE's CLOCK_REALTIME (0: none); the newest record's tstamp. */
 	__u64 start_realtime_ns;
 	__u64 end_tstamp;
+	/* Replayed later than their place (the recorder's KSYMBOLs apart). */
+	__u64 records_late;
+	__u64 sort_window_ns;		/* the window they were later than */
 };
+
+/* The sort window of a new replay, in ns of the log's clock. */
+#define PMCLOG_REPLAY_WINDOW_NS	1000000000ULL
 
 /*
  * A sampling PMC of the log, as its PMCALLOCATE says (one per pmcid, in
@@ -176,12 +214,31 @@ typedef int (*pmclog_replay_record_fn)(void *ctx, const struct pmclog_record *re
 PMCLOG_API struct pmclog_replay *pmclog_replay__new(struct pmclog_strings *strings);
 PMCLOG_API void pmclog_replay__free(struct pmclog_replay *r);
 
-/* Copy one record (as pmclog_reader__next() returned it). */
+/*
+ * The sort window, ns (0: only records that arrive in order wait for
+ * nothing).  Before the first pmclog_replay__add(); -EBUSY after.
+ */
+PMCLOG_API int pmclog_replay__set_window(struct pmclog_replay *r, __u64 ns);
+
+/*
+ * Replay as records are added, handing samples to fn from inside
+ * pmclog_replay__add() (whose return is then fn's non-zero return, as
+ * run's is); run() must be given the same fn and ctx.  Before the first
+ * pmclog_replay__add(); -EBUSY after.
+ */
+PMCLOG_API int pmclog_replay__stream(struct pmclog_replay *r, pmclog_replay_sample_fn fn,
+				     void *ctx);
+
+/*
+ * Copy one record (as pmclog_reader__next() returned it).  0, -ENOMEM,
+ * or fn's return when streaming (then every later call returns it too).
+ */
 PMCLOG_API int pmclog_replay__add(struct pmclog_replay *r, const struct pmclog_record *rec);
 
 /*
- * Sort and replay; fn sees every PCSAMPLE, in time order.  A non-zero
- * return from fn stops the replay and is returned.  Run once.
+ * Replay what is left; fn sees every PCSAMPLE, in time order.  A non-zero
+ * return from fn stops the replay and is returned.  Run once; -EINVAL
+ * when streaming with another fn or ctx.
  */
 PMCLOG_API int pmclog_replay__run(struct pmclog_replay *r, pmclog_replay_sample_fn fn,
 				  void *ctx);

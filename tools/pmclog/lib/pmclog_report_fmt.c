@@ -238,10 +238,13 @@ static void text_throttles(const struct throttle_sum *t, FILE *f)
 	throttle_words(t, f);
 }
 
-static void text_unfollowed(const struct pmclog_report *rep, FILE *f)
+static void text_replay_notes(const struct pmclog_report *rep, FILE *f)
 {
 	const struct pmclog_replay_stats *st = pmclog_replay__stats(rep->replay);
 
+	if (st->records_late)
+		fprintf(f, "\n# %llu records later than the sort window (%.3f s): replayed where read",
+			(unsigned long long)st->records_late, st->sort_window_ns / 1e9);
 	if (st->procs_unfollowed)
 		fprintf(f, "\n# %llu descendants not followed (table full): their samples are missing",
 			(unsigned long long)st->procs_unfollowed);
@@ -283,7 +286,7 @@ static void text_header_one(const struct pmclog_report *rep, FILE *f, int ow)
 	text_sorted_by(rep, f);
 	log_throttles(rep, &t);
 	text_throttles(&t, f);
-	text_unfollowed(rep, f);
+	text_replay_notes(rep, f);
 	text_columns(rep, f, ow);
 }
 
@@ -352,7 +355,7 @@ static void text_print(const struct pmclog_report *rep, FILE *f)
 		fprintf(f, "# pmclog report: %llu samples of %zu events",
 			(unsigned long long)rep->stats.samples, rep->nprofs);
 		text_sorted_by(rep, f);
-		text_unfollowed(rep, f);
+		text_replay_notes(rep, f);
 		fputc('\n', f);
 	}
 	for (size_t i = 0; i < rep->nprofs; i++) {
@@ -764,6 +767,10 @@ void pmclog_report__print_stats(const struct pmclog_report *rep, FILE *f,
 	fprintf(f, "pmclog report: throttled by the kernel: ");
 	throttle_words(&t, f);
 	fputc('\n', f);
+	if (st->records_late)
+		fprintf(f, "pmclog report: %llu records later than the sort window (%.3f s): replayed where they were read, not at their time\n",
+			(unsigned long long)st->records_late,
+			st->sort_window_ns / 1e9);
 	if (st->procs_unfollowed)
 		fprintf(f, "pmclog report: %llu descendants not followed (the kernel's table was full): their samples are missing\n",
 			(unsigned long long)st->procs_unfollowed);

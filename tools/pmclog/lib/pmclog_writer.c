@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "pmclog_internal.h"
 #include "pmclog_writer.h"
@@ -31,6 +32,14 @@ struct pmclog_writer {
 	int fd;
 	char *name;
 	struct pmclog_kallsyms *ksyms;	/* NULL once its records are written */
+	/*
+	 * opts.ksyms_later, until pmclog_writer__add_ksyms(): the kernel
+	 * PCs to mark then.
+	 */
+	bool ksyms_later;
+	__u64 *pcs;
+	size_t npcs, pcs_cap;
+	bool pcs_lost;		/* out of memory for them: said once */
 	char *sysfs;			/* NULL: no BUILDIDs of the kernel */
 	struct pmclog_tool *observer;	/* opts.tool, or NULL */
 	bool synth_done;		/* the synthetic records are written */
@@ -47,6 +56,10 @@ struct pmclog_writer {
 	const unsigned char *cur;	/* the caller's, during a call: after buf */
 	size_t cur_len;
 	__u64 written;		/* bytes in the file */
+	__u64 saved;		/* bytes of log saved (before compression) */
+	ZSTD_CCtx *zc;		/* compressing: the stream, else NULL */
+	unsigned char *zout;	/* its output, before write(2) */
+	size_t zout_cap;
 
 	unsigned char *synth;	/* the synthetic records, staged */
 	size_t synth_len, synth_cap;
@@ -62,7 +75,7 @@ static struct pmclog_writer *writer_of(struct pmclog_tool *tool)
 /* ------------------------------------------------------------------ */
 /* Output                                                             */
 
-static void write_out(struct pmclog_writer *w, const void *p, size_t n)
+static void write_file(struct pmclog_writer *w, const void *p, size_t n)
 {
 	const unsigned char *b = p;
 
@@ -79,6 +92,41 @@ static void write_out(struct pmclog_writer *w, const void *p, size_t n)
 		n -= (size_t)k;
 		w->written += (size_t)k;
 	}
+}
+
+/*
+ * Compress [p, p + n) into the stream (ZSTD_e_continue), flush what it
+ * holds (ZSTD_e_flush, p NULL), or end the stream (ZSTD_e_end, p NULL).
+ */
+static void compress_out(struct pmclog_writer *w, const void *p, size_t n,
+			 ZSTD_EndDirective how)
+{
+	ZSTD_inBuffer in = { p, n, 0 };
+	size_t left;
+
+	do {
+		ZSTD_outBuffer out = { w->zout, w->zout_cap, 0 };
+
+		left = ZSTD_compressStream2(w->zc, &out, &in, how);
+		if (ZSTD_isError(left)) {
+			pr_warn("%s: cannot compress the log: zstd: %s\n", w->name,
+				ZSTD_getErrorName(left));
+			w->err = -ENOMEM;
+			return;
+		}
+		write_file(w, w->zout, out.pos);
+	} while (!w->err && (how == ZSTD_e_continue ? in.pos < in.size : left != 0));
+}
+
+static void write_out(struct pmclog_writer *w, const void *p, size_t n)
+{
+	if (w->err || !n)
+		return;
+	w->saved += n;
+	if (w->zc)
+		compress_out(w, p, n, ZSTD_e_continue);
+	else
+		write_file(w, p, n);
 }
 
 /* The log offset just past the input given so far. */
@@ -279,13 +327,32 @@ static int on_map_in(struct pmclog_tool *tool, const struct pmclog_record *rec)
 	return 0;
 }
 
+/* Mark the kernel function of pc, now or once the symbols come. */
+static void mark_pc(struct pmclog_writer *w, __u64 pc)
+{
+	if (w->ksyms) {
+		pmclog_kallsyms__mark(w->ksyms, pc);
+		return;
+	}
+	if (!w->ksyms_later || (w->npcs && w->pcs[w->npcs - 1] == pc))
+		return;
+	if (PMCLOG_GROW(w->pcs, w->pcs_cap, w->npcs + 1)) {
+		if (!w->pcs_lost)
+			pr_warn("%s: out of memory: some kernel functions sampled before the kernel's symbols were read will not be named\n",
+				w->name);
+		w->pcs_lost = true;
+		return;
+	}
+	w->pcs[w->npcs++] = pc;
+}
+
 /* A kernel sample marks the function it fell in, for add_synth(). */
 static int on_pcsample(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
 	struct pmclog_writer *w = writer_of(tool);
 
-	if (w->ksyms && !(rec->flags & PMCLOG_HF_USER))
-		pmclog_kallsyms__mark(w->ksyms, rec->rec.pcsample->pc);
+	if (!(rec->flags & PMCLOG_HF_USER))
+		mark_pc(w, rec->rec.pcsample->pc);
 	return 0;
 }
 
@@ -299,11 +366,11 @@ static int on_callchain(struct pmclog_tool *tool, const struct pmclog_record *re
 	struct pmclog_writer *w = writer_of(tool);
 	const struct pmclog_callchain *c = rec->rec.callchain;
 
-	for (unsigned int i = 0; w->ksyms && i < c->nkernel; i++) {
+	for (unsigned int i = 0; (w->ksyms || w->ksyms_later) && i < c->nkernel; i++) {
 		bool exact = !i || c->pc[i - 1] == PMCLOG_CC_EXACT;
 
 		if (c->pc[i] && c->pc[i] != PMCLOG_CC_EXACT)
-			pmclog_kallsyms__mark(w->ksyms, exact ? c->pc[i] : c->pc[i] - 1);
+			mark_pc(w, exact ? c->pc[i] : c->pc[i] - 1);
 	}
 	return 0;
 }
@@ -358,9 +425,11 @@ struct pmclog_writer *pmclog_writer__new(int fd,
 	const char *name = OPTS_GET(opts, name, NULL);
 	const char *sysfs = OPTS_GET(opts, sysfs, NULL);
 	struct pmclog_tool *observer = OPTS_GET(opts, tool, NULL);
+	int level = OPTS_GET(opts, compression_level, 0);
 	struct pmclog_writer *w;
 
-	if (!OPTS_VALID(opts, pmclog_writer_opts__last_field) || fd < 0) {
+	if (!OPTS_VALID(opts, pmclog_writer_opts__last_field) || fd < 0 ||
+	    level < 0 || level > ZSTD_maxCLevel()) {
 		pmclog_kallsyms__free(ksyms);
 		errno = EINVAL;
 		return NULL;
@@ -375,14 +444,30 @@ struct pmclog_writer *pmclog_writer__new(int fd,
 	pmclog_stats__init(&w->stats);
 	w->fd = fd;
 	w->ksyms = ksyms;
+	w->ksyms_later = !ksyms && OPTS_GET(opts, ksyms_later, false);
 	w->name = strdup(name ? name : "the log");
 	w->reader = pmclog_reader__new(NULL);
+	if (w->reader)
+		pmclog_reader__plain(w->reader);
 	w->sysfs = sysfs ? strdup(sysfs) : NULL;
 	w->observer = observer;
 	if (!w->name || !w->reader || (sysfs && !w->sysfs)) {
 		pmclog_writer__free(w);
 		errno = ENOMEM;
 		return NULL;
+	}
+	if (level) {
+		w->zc = ZSTD_createCCtx();
+		w->zout_cap = ZSTD_CStreamOutSize();
+		w->zout = malloc(w->zout_cap);
+		/* A checksum per frame: damage the records did not show is found. */
+		if (!w->zc || !w->zout ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, level)) ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_checksumFlag, 1))) {
+			pmclog_writer__free(w);
+			errno = ENOMEM;
+			return NULL;
+		}
 	}
 	return w;
 }
@@ -422,6 +507,13 @@ int pmclog_writer__write(struct pmclog_writer *w, const void *buf, size_t len)
 	}
 	w->cur = NULL;
 	w->cur_len = 0;
+	/*
+	 * What was given is in the file, a zstd block at least (each one
+	 * costs a few bytes, and the window is kept): a recorder killed
+	 * leaves a log cut where it stopped, not a block before.
+	 */
+	if (w->zc && !w->err)
+		compress_out(w, NULL, 0, ZSTD_e_flush);
 	return !err && w->err ? pmclog_err(-w->err) : 0;
 }
 
@@ -436,6 +528,8 @@ int pmclog_writer__finish(struct pmclog_writer *w)
 	save_input(w, input_end(w));
 	/* A log that stopped without CLOSELOG still gets its symbols. */
 	add_synth(w);
+	if (w->zc && !w->err)
+		compress_out(w, NULL, 0, ZSTD_e_end);
 	return w->err ? pmclog_err(-w->err) : 0;
 }
 
@@ -447,6 +541,27 @@ const struct pmclog_stats *pmclog_writer__stats(const struct pmclog_writer *w)
 __u64 pmclog_writer__written(const struct pmclog_writer *w)
 {
 	return w->written;
+}
+
+int pmclog_writer__add_ksyms(struct pmclog_writer *w, struct pmclog_kallsyms *ks)
+{
+	if (!w->ksyms_later || w->synth_done) {
+		pmclog_kallsyms__free(ks);
+		return pmclog_err(EINVAL);
+	}
+	w->ksyms_later = false;
+	w->ksyms = ks;
+	for (size_t i = 0; ks && i < w->npcs; i++)
+		pmclog_kallsyms__mark(ks, w->pcs[i]);
+	free(w->pcs);
+	w->pcs = NULL;
+	w->npcs = w->pcs_cap = 0;
+	return 0;
+}
+
+__u64 pmclog_writer__saved(const struct pmclog_writer *w)
+{
+	return w->saved;
 }
 
 int pmclog_writer__error(const struct pmclog_writer *w)
@@ -465,5 +580,8 @@ void pmclog_writer__free(struct pmclog_writer *w)
 	free(w->buf);
 	free(w->synth);
 	free(w->bids);
+	ZSTD_freeCCtx(w->zc);
+	free(w->zout);
+	free(w->pcs);
 	free(w);
 }

@@ -61,8 +61,23 @@ struct pmclog_writer_opts {
 	 * none.
 	 */
 	struct pmclog_tool *tool;
+	/*
+	 * 0: the log is saved as it comes.  1 to ZSTD_maxCLevel() (22):
+	 * saved compressed, as one zstd stream at that level (with a
+	 * checksum), which pmclog_reader reads as it reads a plain log.
+	 * Since version 1.1.0 of the library.
+	 */
+	int compression_level;
+	/*
+	 * With ksyms NULL: the kernel's symbols come later, through
+	 * pmclog_writer__add_ksyms(), while the log is being recorded (the
+	 * recorder reads /proc/kallsyms beside it, not before the command
+	 * runs); the kernel PCs of the records until then are kept, to be
+	 * marked then.  Since version 1.1.0 of the library.
+	 */
+	bool ksyms_later;
 };
-#define pmclog_writer_opts__last_field tool
+#define pmclog_writer_opts__last_field ksyms_later
 
 #define PMCLOG_WRITER_OPTS_INIT { .sz = sizeof(struct pmclog_writer_opts) }
 
@@ -92,8 +107,20 @@ PMCLOG_API int pmclog_writer__finish(struct pmclog_writer *w);
 
 /* The counts of the records given so far, and of the synthetic ones. */
 PMCLOG_API const struct pmclog_stats *pmclog_writer__stats(const struct pmclog_writer *w);
-/* Bytes saved in the file. */
+/*
+ * The kernel's symbols of a writer made with opts.ksyms_later, read when
+ * the log started (the writer's from now on; NULL: there are none): the
+ * kernel functions the samples given so far fell in are marked in them,
+ * and those of later samples as they come.  Before CLOSELOG, or
+ * pmclog_writer__finish(); -EINVAL after, or without ksyms_later (ks is
+ * freed either way).  Since version 1.1.0 of the library.
+ */
+PMCLOG_API int pmclog_writer__add_ksyms(struct pmclog_writer *w, struct pmclog_kallsyms *ks);
+
+/* Bytes saved in the file (compressed, when compressing). */
 PMCLOG_API __u64 pmclog_writer__written(const struct pmclog_writer *w);
+/* Bytes of log saved, before compression.  Since library 1.1.0. */
+PMCLOG_API __u64 pmclog_writer__saved(const struct pmclog_writer *w);
 /* The sticky write(2) error, as a negative errno; 0 if none. */
 PMCLOG_API int pmclog_writer__error(const struct pmclog_writer *w);
 
