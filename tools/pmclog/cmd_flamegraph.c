@@ -162,7 +162,8 @@ static int ctx_init(struct flamegraph_ctx *c, const struct flamegraph_args *a)
 	c->res = c->replay ? pmclog_resolver__new(c->strings, &a->ropts) : NULL;
 	c->rep = c->res ? pmclog_report__new(c->strings, c->replay, c->res, &a->opts) : NULL;
 	c->cg = c->rep ? pmclog_callgraph__new(c->rep) : NULL;
-	if (c->cg)
+	/* Replayed as read: memory is the sort window's, not the log's. */
+	if (c->cg && !pmclog_replay__stream(c->replay, pmclog_callgraph__report_sample, c->cg))
 		return 0;
 	warnx("out of memory");
 	return EX_OSERR;

@@ -137,10 +137,15 @@ static int run(const struct script_args *a, struct log_end *end)
 		ret = EX_OSERR;
 		goto out;
 	}
+	/*
+	 * Replayed as read, the other records between the samples (stream
+	 * fails only after the first add).
+	 */
+	pmclog_replay__set_record_fn(rp, pmclog_script__record, sc);
+	pmclog_replay__stream(rp, pmclog_script__sample, sc);
 	ret = replay_log(a->input, rp, "printed above", end);
 	if (ret)
 		goto out;
-	pmclog_replay__set_record_fn(rp, pmclog_script__record, sc);
 	if (pmclog_replay__run(rp, pmclog_script__sample, sc)) {
 		warnx("out of memory while replaying %s", a->input);
 		ret = EX_OSERR;
