@@ -136,6 +136,7 @@ int pmclog_script__record(void *ctx, const struct pmclog_record *rec)
 	struct pmclog_script *sc = ctx;
 	struct pmclog_sample_loc at = { .tstamp = rec->tstamp };
 	struct sc_ent *e;
+	void *copy;
 
 	switch (rec->type) {
 	case PMCLOG_TYPE_MAP_IN:
@@ -178,7 +179,17 @@ int pmclog_script__record(void *ctx, const struct pmclog_record *rec)
 		return 0;
 	if (PMCLOG_GROW(sc->recs, sc->recs_cap, sc->nrecs + 1) || !(e = ent_new(sc)))
 		return -(errno = ENOMEM);
-	sc->recs[sc->nrecs] = *rec;
+	/*
+	 * The record's bytes are the replay's only while it is delivered (a
+	 * slot of its sort window): printed at the end, it keeps a copy.
+	 */
+	copy = malloc(rec->length);
+	if (!copy) {
+		sc->nents--;
+		return -(errno = ENOMEM);
+	}
+	memcpy(copy, rec->rec.header, rec->length);
+	pmclog_record__describe(&sc->recs[sc->nrecs], copy, rec->offset);
 	*e = (struct sc_ent){
 		.tstamp = rec->tstamp, .pid = at.pid, .tid = at.pid, .cpu = rec->cpu,
 		.comm = comm_now(sc, at.pid), .record = true, .idx = sc->nrecs++,
@@ -470,6 +481,8 @@ void pmclog_script__free(struct pmclog_script *sc)
 		return;
 	free(sc->ents);
 	free(sc->frames);
+	for (size_t i = 0; i < sc->nrecs; i++)
+		free((void *)sc->recs[i].rec.header);
 	free(sc->recs);
 	free(sc->forks);
 	free(sc);
