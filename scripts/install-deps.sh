@@ -27,10 +27,12 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 # build report --format pprof (profile.proto); golang-go's `go tool pprof`
 # is the pprof reader its unit test decodes the profile with.  chromium
 # loads pmclog flamegraph's page in tests/unit/check_flamegraph.sh.
+# libbpf-dev and bpftool build the BPF collector (clang compiles its
+# programs, bpftool makes their skeleton; record --bpf).
 base_packages=(
 	build-essential gcc make pkg-config
 	libelf-dev libdw-dev zlib1g-dev liblzma-dev libzstd-dev libiberty-dev libdebuginfod-dev
-	protobuf-c-compiler libprotobuf-c-dev golang-go
+	protobuf-c-compiler libprotobuf-c-dev golang-go libbpf-dev bpftool
 	libcmocka-dev python3
 	chromium
 	clang libclang-rt-dev

@@ -24,7 +24,7 @@ _tap_emit() {
 	# $1: "ok" or "not ok"; $2: description (with any "# SKIP ...")
 	_n=$(($(cat "$TAP_DIR/count" 2>/dev/null || echo 0) + 1))
 	echo "$_n" >"$TAP_DIR/count"
-	echo "$1 $_n - $SCENARIO: $2" | tee -a "$OUT/tap.txt" >&3
+	echo "$1 $_n - $SCENARIO: ${SUBSCENARIO:+$SUBSCENARIO: }$2" | tee -a "$OUT/tap.txt" >&3
 	echo "$1" >>"$TAP_DIR/$SCENARIO"
 }
 
@@ -106,7 +106,18 @@ require_tool() {
 module_loaded() { grep -q '^pmclog ' /proc/modules; }
 
 # module_load [PARAM=VALUE ...]: a fresh instance with these parameters.
+# With PMCLOG_COLLECTOR=bpf (run_with_bpf), the scenario runs against the
+# BPF collector instead: the module is taken out, and pmclog record,
+# finding no /dev/pmclog, records through BPF by itself.
 module_load() {
+	if [ "${PMCLOG_COLLECTOR:-module}" = bpf ]; then
+		if module_loaded && ! rmmod pmclog 2>"$OUT/rmmod.err"; then
+			diag "rmmod before a BPF run failed: $(cat "$OUT/rmmod.err")"
+			return 1
+		fi
+		[ $# = 0 ] || diag "module parameters do not apply to BPF: $*"
+		return 0
+	fi
 	if module_loaded && ! rmmod pmclog 2>"$OUT/rmmod.err"; then
 		diag "rmmod before reload failed: $(cat "$OUT/rmmod.err")"
 		return 1
@@ -374,4 +385,20 @@ file_map_counts() {
 		for (k in S) if (P[k] == path) left++
 		printf "%d %d %d %d %d\n", nin, nout, stray, left, flagged
 	}'
+}
+
+# run_with_bpf SCENARIO...: run each scenario again (from
+# /lib/vmtest/scenarios, where all of them are, --only or not), against
+# the BPF collector (PMCLOG_COLLECTOR=bpf: see module_load), its results
+# reported as this scenario's, named "SCENARIO[bpf]", its files in
+# $OUT/SCENARIO.  The shared scenarios: both collectors must pass them.
+run_with_bpf() {
+	for _s in "$@"; do
+		mkdir -p "$OUT/$_s"
+		PMCLOG_COLLECTOR=bpf SUBSCENARIO="$_s[bpf]" OUT="$OUT/$_s" \
+			sh "/lib/vmtest/scenarios/$_s.sh" </dev/null 2>"$OUT/$_s/stderr.txt"
+		_rc=$?
+		[ "$_rc" = 0 ] || [ "$_rc" = 4 ] ||
+			not_ok "$_s[bpf]: exited with status $_rc ($(tail -n 1 "$OUT/$_s/stderr.txt"))"
+	done
 }

@@ -363,6 +363,11 @@ build_initramfs() {
 		for f in "${scenarios[@]}"; do
 			put "$scen_dir/$f.sh" "$tree/scenarios/$f.sh"
 		done
+		# Every scenario, also those --only left out, for the ones that
+		# run others again (lib.sh's run_with_bpf).
+		for f in "$scen_dir"/*.sh; do
+			put "$f" "$tree/lib/vmtest/scenarios/$(basename "$f")"
+		done
 	fi
 	for f in ${PMCLOG_VM_EXTRA:-}; do
 		put_elf_with_libs "$f" "$tree" "/opt/extra/$(basename "$f")"

@@ -78,6 +78,8 @@ struct record_opts {
 	const char *output;	/* -o; "-" is standard output */
 	int verbosity;		/* -1 for -q, 1 for -v */
 	bool no_kallsyms;	/* --no-kallsyms */
+	/* --bpf, --no-bpf: the collector; neither: the module, else BPF */
+	bool bpf, no_bpf;
 	const char *archive;	/* --archive DIR; NULL if none */
 	bool callchain;		/* -g */
 	unsigned int callchain_depth;	/* --callchain-depth; 0: the module's */
@@ -280,6 +282,8 @@ static int check_options(const struct record_opts *o)
 		return cmd_usage_error(&record_usage,
 				       "%s sets the rate of no event: a -F or -c is for the -e events before it (-e cpu-clock -c 1000000 -e cycles -F 4000); give one per group of events",
 				       o->idle_rate);
+	if (o->bpf && o->no_bpf)
+		return cmd_usage_error(&record_usage, "--bpf and --no-bpf exclude each other");
 	if (o->inherit_opt && o->system)
 		return cmd_usage_error(&record_usage,
 				       "%s is for the descendants of -p PID or of a command; -a sees every process",
@@ -394,6 +398,12 @@ const struct cmd_usage record_usage = {
 		OPT_CALLBACK(0, "compression-level", "N", parse_compression_level,
 			     "zstd level N of the saved log, 1 (fast, the\n"
 			     "default) to 22 (small); 0: saved uncompressed"),
+		OPT_BOOL(0, "bpf", struct record_opts, bpf, true, 0,
+			 "record through BPF programs, not the module (for\n"
+			 "kernels that refuse it: Secure Boot's lockdown);\n"
+			 "the default when /dev/pmclog does not exist"),
+		OPT_BOOL(0, "no-bpf", struct record_opts, no_bpf, true, 0,
+			 "the module only: fail if /dev/pmclog does not exist"),
 		OPT_BOOL(0, "no-kallsyms", struct record_opts, no_kallsyms, true, 0,
 			 "do not save the kernel's symbols (/proc/kallsyms)\n"
 			 "in the log; a report then needs -k to name kernel\n"
@@ -508,6 +518,11 @@ static int allocate_pmc(struct recorder *rec, unsigned int i,
 			      event, freq ? "-F" : "-c",
 			      (unsigned long long)alloc->period);
 		return EX_USAGE;
+	case EOPNOTSUPP:
+		/* The BPF collector's, for -g. */
+		warnx("event %s: %s takes no stacks (-g) yet; load the module for them",
+		      event, pmclog_device__path(rec->dev));
+		return EX_UNAVAILABLE;
 	case EINVAL:
 		warnx("the module refused event %s with %s %llu: %s", event,
 		      freq ? "-F" : "-c", (unsigned long long)alloc->period,
@@ -1060,7 +1075,9 @@ static void say_what(const struct recorder *rec,
 
 	if (o->verbosity <= 0)
 		return;
-	fprintf(stderr, "pmclog: module ABI %u.%u.%u; ",
+	fprintf(stderr, "pmclog: %s ABI %u.%u.%u; ",
+		strcmp(pmclog_device__path(rec->dev), PMCLOG_BPF_DEVICE_NAME) ? "module" :
+		PMCLOG_BPF_DEVICE_NAME,
 		PMCLOG_ABI_VERSION_MAJOR(abi), PMCLOG_ABI_VERSION_MINOR(abi),
 		PMCLOG_ABI_VERSION_PATCH(abi));
 	for (i = 0; i < o->nevents; i++)
@@ -1077,6 +1094,47 @@ static void say_what(const struct recorder *rec,
 	fprintf(stderr, " -> %s\n", rec->out_name);
 }
 
+/* What /sys/kernel/security/lockdown selects ("integrity"), or "". */
+static void lockdown_mode(char *buf, size_t size)
+{
+	char line[128], *l, *r;
+	FILE *f = fopen("/sys/kernel/security/lockdown", "re");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f) && (l = strchr(line, '[')) && (r = strchr(l, ']'))) {
+		*r = '\0';
+		snprintf(buf, size, "%s", l + 1);
+	}
+	fclose(f);
+}
+
+/*
+ * The module's device, or the BPF collector: with --bpf, or by itself
+ * when the device does not exist (no module: none built for this
+ * kernel, or a kernel that refuses it), saying so in one line.
+ */
+static struct pmclog_device *open_collector(const struct record_opts *o)
+{
+	const char *env = getenv("PMCLOG_DEVICE");
+	const char *path = env && *env ? env : PMCLOG_DEVICE_PATH;
+	char lockdown[32];
+
+	if (o->bpf)
+		return pmclog_device__open_bpf(NULL);
+	if (o->no_bpf || access(path, F_OK) == 0 || errno != ENOENT)
+		return pmclog_device__open(NULL);
+	lockdown_mode(lockdown, sizeof(lockdown));
+	if (strcmp(lockdown, "none") && *lockdown)
+		fprintf(stderr, "pmclog: %s does not exist and this kernel is locked down (%s), which refuses unsigned modules: recording through BPF instead (--bpf)\n",
+			path, lockdown);
+	else
+		fprintf(stderr, "pmclog: %s does not exist (the pmclog module is not loaded): recording through BPF instead (--bpf); --no-bpf insists on the module\n",
+			path);
+	return pmclog_device__open_bpf(NULL);
+}
+
 /* Everything up to a started log; on failure an exit status, reported. */
 static int start_recording(struct recorder *rec)
 {
@@ -1087,7 +1145,7 @@ static int start_recording(struct recorder *rec)
 	int ret = 0;
 
 	if (!rec->dev)
-		rec->dev = pmclog_device__open(NULL);
+		rec->dev = open_collector(o);
 	if (!rec->dev)
 		return device_open_status(errno);
 	for (i = 0; i < o->nevents && !ret; i++)

@@ -53,9 +53,10 @@
 /*
  * Minor 1: PMCLOG_IOC_GET_PMU; 2: THROTTLE, UNTHROTTLE, PMCLOG_HF_UNFOLLOWED;
  * 3: pmclog_alloc.name, written as PMCALLOCATE's name; 4: BUILDID;
- * 5: CALLCHAIN, PMCLOG_PMC_F_CALLCHAIN, pmclog_alloc.callchain_depth.
+ * 5: CALLCHAIN, PMCLOG_PMC_F_CALLCHAIN, pmclog_alloc.callchain_depth;
+ * 6: PMCLOG_HF_BPF.
  */
-#define PMCLOG_ABI_MINOR	5
+#define PMCLOG_ABI_MINOR	6
 #define PMCLOG_ABI_PATCH	0
 
 /* Packed ABI version, as in INITIALIZE's abi_version: 0xMMmmpppp. */
@@ -114,6 +115,12 @@ struct pmclog_header {
  * missing from the log.  ABI 1.2.
  */
 #define PMCLOG_HF_UNFOLLOWED	0x04U
+/*
+ * INITIALIZE: the log was written by the BPF collector (pmclog record
+ * --bpf, libpmclog's pmclog_device__open_bpf()), not by the module; its
+ * abi_version is the library's.  ABI 1.6.
+ */
+#define PMCLOG_HF_BPF		0x08U
 
 /*
  * The record types, each written once: X(NAME, value, type) gives

@@ -2,9 +2,10 @@
 /*
  * libpmclog device: /dev/pmclog's ioctls and read(2).  See pmclog_device.h.
  *
- * The ioctls go through dev->ops, ioctl(2) itself unless a test put a
- * stand-in for the module there (pmclog_device__new()); read(2) and
- * poll(2) are always the file's own.
+ * The ioctls go through dev->ops, ioctl(2) itself unless a stand-in for
+ * the module is there (pmclog_device__new()): a test's, or the BPF
+ * collector (pmclog_bpf.c); read(2) and poll(2) are always the file's
+ * own.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -136,6 +137,8 @@ void pmclog_device__close(struct pmclog_device *dev)
 
 	if (!dev)
 		return;
+	if (dev->ops->free)
+		dev->ops->free(dev->ctx);
 	close(dev->fd);
 	free(dev->path);
 	free(dev);

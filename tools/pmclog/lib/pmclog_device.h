@@ -59,6 +59,23 @@ struct pmclog_device_opts {
  */
 PMCLOG_API struct pmclog_device *pmclog_device__open(const struct pmclog_device_opts *opts);
 
+/* The path of a device made by pmclog_device__open_bpf(), for messages. */
+#define PMCLOG_BPF_DEVICE_NAME	"the BPF collector"
+
+/*
+ * A device without the module: the BPF collector (pmclog record --bpf).
+ * The same ioctls and the same records, from BPF programs that hook what
+ * the module hooks (tools/pmclog/bpf/pmclog.bpf.c), read from a pipe;
+ * its INITIALIZE carries PMCLOG_HF_BPF.  It needs a kernel with BTF,
+ * root (or CAP_BPF and CAP_PERFMON) and no lockdown=confidentiality; the
+ * programs are loaded at START, where those failures are said, through
+ * the print callback.  Not yet: callchains (ALLOCATE with
+ * PMCLOG_PMC_F_CALLCHAIN fails with EOPNOTSUPP).  opts: as for
+ * pmclog_device__open(); path is not used.
+ * Return: the device, or NULL with errno set.  Since library 1.2.0.
+ */
+PMCLOG_API struct pmclog_device *pmclog_device__open_bpf(const struct pmclog_device_opts *opts);
+
 /* Close the file: sampling stops and the log is freed.  NULL: no-op. */
 PMCLOG_API void pmclog_device__close(struct pmclog_device *dev);
 

@@ -113,6 +113,8 @@ static int put_initialize(struct pmclog_tool *tool, const struct pmclog_record *
 		in->cpu_family, in->cpu_model, in->cpu_stepping);
 	put_enum(f, "pmu", pmclog_pmu_name(in->pmu), in->pmu);
 	put_string(f, "cpuid", rec->name);
+	if (rec->flags & PMCLOG_HF_BPF)
+		fprintf(f, " collector=bpf");
 	return 0;
 }
 

@@ -99,6 +99,8 @@ void pmclog_reader__plain(struct pmclog_reader *r);
  */
 struct pmclog_device_ops {
 	int (*ioctl)(void *ctx, int fd, unsigned long req, void *arg);	/* -1, errno */
+	/* At pmclog_device__close(), before the file is closed; may be NULL. */
+	void (*free)(void *ctx);
 };
 
 /*

@@ -1,0 +1,1113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libpmclog BPF collector: a pmclog log without the module, for kernels
+ * that refuse it (Secure Boot's lockdown=integrity refuses unsigned
+ * modules, not BPF).  See pmclog_device.h, pmclog_device__open_bpf().
+ *
+ * It is a device like the module's: the same ioctls, answered here, and
+ * the same records, read from a pipe.  bpf/pmclog.bpf.c hooks what the
+ * module hooks and writes to one BPF ring buffer; a thread of this
+ * library drains the ring and writes the log into the pipe:
+ *
+ *   at open       INITIALIZE (PMCLOG_HF_BPF)
+ *   ALLOCATE      PMCALLOCATE; the event is tried with perf_event_open()
+ *   START         the programs loaded and attached, a perf event per CPU
+ *                 and PMC; MAP_IN of the kernel (/proc/kallsyms), of the
+ *                 loaded modules (the programs walk the module list) and
+ *                 of the targets' executable mappings (/proc/PID/maps),
+ *                 all with PMCLOG_MAP_F_INITIAL and START's time
+ *   running       the ring's records, as they are, or built from its
+ *                 events (paths, KSYMBOLs, MAP_OUTs)
+ *   STOP          the ring drained, CLOSELOG, end of file
+ *
+ * BPF sees an unmapped range, not the vmas in it: the executable
+ * mappings of every process the log follows are kept here (a
+ * pmclog_procmaps, each interval stamped with its MAP_IN's time), and
+ * an unmap becomes the MAP_OUTs of the executable parts it removed, an
+ * exec or an exit the MAP_OUTs of all of them, as the module writes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <cpuid.h>
+#include <dirent.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "pmclog_device.h"
+#include "pmclog_internal.h"
+#include "../bpf/pmclog_bpf_events.h"
+#include "pmclog.skel.h"
+
+#define BPF_MAX_PMCS	8
+#define BPF_RING_SIZE	(8U << 20)
+#define BPF_POLL_MS	50
+/* The kernel's link-time address of _text on x86-64 (__START_KERNEL). */
+#define KERNEL_LINK_TEXT	0xffffffff81000000ULL
+
+struct bpf_pmc {
+	struct pmclog_alloc alloc;
+	struct perf_event_attr attr;
+};
+
+struct pmclog_bpf {
+	struct pmclog_bpf_skel *skel;
+	struct ring_buffer *rb;
+	int wr;			/* the pipe's write end; the device has the other */
+	int ncpus;
+	struct bpf_pmc pmcs[BPF_MAX_PMCS];
+	unsigned int npmcs;
+	bool attached, started, stopped;
+	struct pmclog_attach at;
+	int *perf_fds;		/* npmcs * ncpus, -1 where none */
+	struct bpf_link **links;
+	struct bpf_link *probe_links[5];	/* attach_unmap_probes() */
+	const char *munmap_func;	/* the munmap core's name on this kernel */
+	bool mmap_region_unmaps;	/* 6.12: mmap_region() unmaps by itself */
+	bool have_merge_extend;		/* vma_merge_extend(): mremap growth */
+	pthread_t thread;
+	bool thread_live;
+	atomic_bool stop;	/* STOP: drain the ring, then CLOSELOG */
+	atomic_bool closing;	/* the device is closed: stop writing */
+	int error;		/* the thread's: a write to the pipe failed */
+	struct pmclog_procmaps *maps;	/* the followed processes' exec mappings */
+	/* What goes into the pipe next. */
+	unsigned char *out;
+	size_t out_len, out_cap;
+	char path[PATH_MAX + 64];
+};
+
+static __u64 now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static unsigned int this_cpu(void)
+{
+	int cpu = sched_getcpu();
+
+	return cpu < 0 ? 0 : cpu;
+}
+
+/* ------------------------------------------------------------------ */
+/* Records                                                              */
+
+/* Room for a record of len bytes at the end of c->out, zeroed. */
+static void *out_reserve(struct pmclog_bpf *c, size_t len)
+{
+	void *p;
+
+	if (c->out_len + len > c->out_cap) {
+		size_t cap = c->out_cap ? c->out_cap * 2 : 65536;
+		unsigned char *n;
+
+		while (cap < c->out_len + len)
+			cap *= 2;
+		n = realloc(c->out, cap);
+		if (!n)
+			return NULL;
+		c->out = n;
+		c->out_cap = cap;
+	}
+	p = c->out + c->out_len;
+	memset(p, 0, len);
+	c->out_len += len;
+	return p;
+}
+
+static void hdr_init(struct pmclog_header *h, unsigned int type, size_t len,
+		     unsigned int cpu, __u64 tstamp)
+{
+	h->magic = PMCLOG_HEADER_MAGIC;
+	h->type = type;
+	h->length = len;
+	h->cpu = cpu;
+	h->tstamp = tstamp;
+}
+
+/* A record whose fixed part is size bytes, followed by the string s. */
+static void *put_with_string(struct pmclog_bpf *c, unsigned int type, size_t size,
+			     const char *s, unsigned int cpu, __u64 tstamp)
+{
+	size_t n = strnlen(s, PMCLOG_RECORD_MAX - size - 1);
+	size_t len = PMCLOG_RECORD_LEN(size + n + 1);
+	unsigned char *r = out_reserve(c, len);
+
+	if (!r)
+		return NULL;
+	hdr_init((struct pmclog_header *)r, type, len, cpu, tstamp);
+	memcpy(r + size, s, n);
+	return r;
+}
+
+static void put_map_in(struct pmclog_bpf *c, __u32 pid, __u32 flags, __u64 start,
+		       __u64 end, __u64 offset, const char *path, unsigned int cpu,
+		       __u64 tstamp)
+{
+	struct pmclog_map_in *r = put_with_string(c, PMCLOG_TYPE_MAP_IN, sizeof(*r),
+						  path, cpu, tstamp);
+
+	if (!r)
+		return;
+	r->pid = pid;
+	r->flags = flags;
+	r->start = start;
+	r->end = end;
+	r->offset = offset;
+}
+
+static void put_map_out(struct pmclog_bpf *c, __u32 pid, __u64 start, __u64 end,
+			unsigned int cpu, __u64 tstamp)
+{
+	struct pmclog_map_out *r = out_reserve(c, sizeof(*r));
+
+	if (!r)
+		return;
+	hdr_init(&r->header, PMCLOG_TYPE_MAP_OUT, sizeof(*r), cpu, tstamp);
+	r->pid = pid;
+	r->start = start;
+	r->end = end;
+}
+
+/*
+ * Write what is in c->out to the pipe; the thread keeps trying while the
+ * reader is slow, until it is told to stop.
+ */
+static int out_flush(struct pmclog_bpf *c)
+{
+	size_t done = 0;
+
+	while (done < c->out_len && !c->error) {
+		ssize_t n = write(c->wr, c->out + done, c->out_len - done);
+
+		if (n > 0) {
+			done += n;
+		} else if (n < 0 && errno == EAGAIN) {
+			struct pollfd p = { .fd = c->wr, .events = POLLOUT };
+
+			/* Nobody will read on: the device is being closed. */
+			if (atomic_load(&c->closing))
+				break;
+			poll(&p, 1, BPF_POLL_MS);
+		} else if (n < 0 && errno != EINTR) {
+			c->error = errno;
+		}
+	}
+	c->out_len = 0;
+	return c->error ? -c->error : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The followed processes' executable mappings                          */
+
+static void maps_in(struct pmclog_bpf *c, __u32 pid, __u64 start, __u64 end,
+		    __u64 tstamp)
+{
+	struct pmclog_addrmap *m;
+
+	if (pid == PMCLOG_PID_KERNEL || end <= start)
+		return;
+	m = pmclog_procmaps__get(c->maps, pid, true);
+	if (m)
+		pmclog_addrmap__insert(m, start, end, tstamp, NULL);
+}
+
+/*
+ * [start, end) of pid went away at tstamp: a MAP_OUT for each executable
+ * part of it that was mapped before then.
+ */
+static void maps_out(struct pmclog_bpf *c, __u32 pid, __u64 start, __u64 end,
+		     unsigned int cpu, __u64 tstamp)
+{
+	struct pmclog_addrmap *m = pmclog_procmaps__get(c->maps, pid, false);
+	struct pmclog_map *gone;
+	size_t i, n = 0;
+
+	if (!m || !m->count)
+		return;
+	gone = calloc(m->count, sizeof(*gone));
+	if (!gone)
+		return;
+	for (i = 0; i < m->count; i++) {
+		const struct pmclog_map *x = &m->maps[i];
+
+		gone[n].start = x->start > start ? x->start : start;
+		gone[n].end = x->end < end ? x->end : end;
+		if (gone[n].start < gone[n].end && x->base <= tstamp)
+			n++;
+	}
+	for (i = 0; i < n; i++) {
+		put_map_out(c, pid, gone[i].start, gone[i].end, cpu, tstamp);
+		pmclog_addrmap__remove(m, gone[i].start, gone[i].end);
+	}
+	free(gone);
+}
+
+static void maps_all_out(struct pmclog_bpf *c, __u32 pid, unsigned int cpu,
+			 __u64 tstamp)
+{
+	struct pmclog_addrmap *m = pmclog_procmaps__get(c->maps, pid, false);
+
+	if (!m)
+		return;
+	maps_out(c, pid, 0, UINT64_MAX, cpu, tstamp);
+	pmclog_addrmap__clear(m);
+}
+
+/* ------------------------------------------------------------------ */
+/* The ring                                                             */
+
+/* A path from its components, leaf first. */
+static void join_path(char *buf, size_t size, const struct pmclog_bpf_map_in *e)
+{
+	const char *comp[PMCLOG_BPF_PATH_DEPTH];
+	__u32 n = 0, off = 0, limit = e->nbytes;
+	size_t len = 0;
+
+	if (limit > sizeof(e->names))
+		limit = sizeof(e->names);
+	while (off < limit && n < e->ncomp && n < PMCLOG_BPF_PATH_DEPTH) {
+		const char *s = e->names + off;
+		size_t l = strnlen(s, limit - off);
+
+		comp[n++] = s;
+		off += l + 1;
+	}
+	buf[0] = '\0';
+	if (!n) {
+		snprintf(buf, size, "/");
+		return;
+	}
+	while (n--) {
+		int w = snprintf(buf + len, size - len, "/%.*s", (int)(limit - (comp[n] - e->names)),
+				 comp[n]);
+
+		if (w < 0 || (size_t)w >= size - len)
+			break;
+		len += w;
+	}
+}
+
+static void on_map_in(struct pmclog_bpf *c, const struct pmclog_bpf_map_in *e, size_t size)
+{
+	const struct pmclog_header *h = &e->header;
+	__u32 flags = e->flags & ~PMCLOG_BPF_PATH_TRUNC;
+
+	if (size < offsetof(struct pmclog_bpf_map_in, names))
+		return;
+	if (e->pid == PMCLOG_PID_KERNEL || (flags & PMCLOG_MAP_F_ANON)) {
+		size_t n = size - offsetof(struct pmclog_bpf_map_in, names);
+
+		snprintf(c->path, sizeof(c->path), "%.*s", (int)n, e->names);
+	} else {
+		join_path(c->path, sizeof(c->path), e);
+	}
+	put_map_in(c, e->pid, flags, e->start, e->end, e->offset, c->path, h->cpu, h->tstamp);
+	maps_in(c, e->pid, e->start, e->end, h->tstamp);
+}
+
+static void on_exec(struct pmclog_bpf *c, const struct pmclog_bpf_map_in *e, size_t size)
+{
+	struct pmclog_procexec *r;
+
+	if (size < offsetof(struct pmclog_bpf_map_in, names))
+		return;
+	join_path(c->path, sizeof(c->path), e);
+	/* The old image's mappings end here, before PROCEXEC (pmclog_proc.c). */
+	maps_all_out(c, e->pid, e->header.cpu, e->header.tstamp);
+	r = put_with_string(c, PMCLOG_TYPE_PROCEXEC, sizeof(*r), c->path, e->header.cpu,
+			    e->header.tstamp);
+	if (r)
+		r->pid = e->pid;
+}
+
+static void on_ksymbol(struct pmclog_bpf *c, const struct pmclog_bpf_ksymbol *e)
+{
+	char name[PMCLOG_BPF_KSYM_NAME + 1];
+	struct pmclog_ksymbol *r;
+
+	snprintf(name, sizeof(name), "%.*s", (int)sizeof(e->name), e->name);
+	if (!name[0])
+		return;
+	r = put_with_string(c, PMCLOG_TYPE_KSYMBOL, sizeof(*r), name, e->header.cpu,
+			    e->header.tstamp);
+	if (!r)
+		return;
+	r->pid = PMCLOG_PID_KERNEL;
+	r->start = e->start;
+	r->size = e->size;
+}
+
+/* Copy a record of the ring into the log as it is. */
+static void pass(struct pmclog_bpf *c, const void *data, size_t size)
+{
+	void *r = out_reserve(c, size);
+
+	if (r)
+		memcpy(r, data, size);
+}
+
+static int on_ring(void *ctx, void *data, size_t size)
+{
+	struct pmclog_bpf *c = ctx;
+	const struct pmclog_header *h = data;
+
+	if (size < sizeof(*h))
+		return 0;
+	switch (h->type) {
+	case PMCLOG_BPF_EV_MAP_IN:
+		on_map_in(c, data, size);
+		break;
+	case PMCLOG_BPF_EV_EXEC:
+		on_exec(c, data, size);
+		break;
+	case PMCLOG_BPF_EV_UNMAP:
+		if (size >= sizeof(struct pmclog_bpf_unmap)) {
+			const struct pmclog_bpf_unmap *e = data;
+
+			maps_out(c, e->pid, e->start, e->end, h->cpu, h->tstamp);
+		}
+		break;
+	case PMCLOG_BPF_EV_KSYMBOL:
+		if (size >= sizeof(struct pmclog_bpf_ksymbol))
+			on_ksymbol(c, data);
+		break;
+	case PMCLOG_TYPE_PROCFORK:
+		if (size >= sizeof(struct pmclog_procfork)) {
+			const struct pmclog_procfork *r = data;
+
+			pmclog_procmaps__fork(c->maps, r->ppid, r->pid);
+		}
+		pass(c, data, h->length <= size ? h->length : size);
+		break;
+	case PMCLOG_TYPE_PROCEXIT:
+		if (size >= sizeof(struct pmclog_procexit))
+			maps_all_out(c, ((const struct pmclog_procexit *)data)->pid, h->cpu,
+				     h->tstamp);
+		pass(c, data, h->length <= size ? h->length : size);
+		break;
+	default:
+		pass(c, data, h->length <= size ? h->length : size);
+		break;
+	}
+	/* Samples come by the thousand: write them in batches. */
+	if (c->out_len >= (1U << 20))
+		out_flush(c);
+	return 0;
+}
+
+/* The totals over every CPU. */
+static void sum_stats(struct pmclog_bpf *c, struct pmclog_bpf_cpu_stats *sum)
+{
+	struct pmclog_bpf_cpu_stats *per;
+	__u32 zero = 0;
+	int i;
+
+	memset(sum, 0, sizeof(*sum));
+	per = calloc(c->ncpus, sizeof(*per));
+	if (!per)
+		return;
+	if (!bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.stats), &zero, per)) {
+		for (i = 0; i < c->ncpus; i++) {
+			sum->samples += per[i].samples;
+			sum->samples_dropped += per[i].samples_dropped;
+			sum->records_dropped += per[i].records_dropped;
+			sum->pend_samples += per[i].pend_samples;
+			sum->pend_records += per[i].pend_records;
+		}
+	}
+	free(per);
+}
+
+static void *collector_thread(void *arg)
+{
+	struct pmclog_bpf *c = arg;
+	struct pmclog_bpf_cpu_stats st;
+	struct pmclog_closelog *r;
+
+	while (!atomic_load(&c->stop) && !c->error) {
+		int n = ring_buffer__poll(c->rb, BPF_POLL_MS);
+
+		if (n < 0 && n != -EINTR)
+			break;
+		out_flush(c);
+	}
+	/* Stopped: running is off, so what is in the ring is all there is. */
+	ring_buffer__consume(c->rb);
+	sum_stats(c, &st);
+	if (st.pend_samples || st.pend_records) {
+		struct pmclog_dropnotify *d = out_reserve(c, sizeof(*d));
+
+		if (d) {
+			hdr_init(&d->header, PMCLOG_TYPE_DROPNOTIFY, sizeof(*d), this_cpu(),
+				 now_ns(CLOCK_MONOTONIC));
+			d->samples = st.pend_samples;
+			d->records = st.pend_records;
+		}
+	}
+	r = out_reserve(c, sizeof(*r));
+	if (r) {
+		hdr_init(&r->header, PMCLOG_TYPE_CLOSELOG, sizeof(*r), this_cpu(),
+			 now_ns(CLOCK_MONOTONIC));
+		r->samples = st.samples;
+		r->samples_dropped = st.samples_dropped;
+		r->records_dropped = st.records_dropped;
+	}
+	out_flush(c);
+	close(c->wr);
+	c->wr = -1;
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* START's snapshots                                                    */
+
+/* What START needs of /proc/kallsyms: one pass, up to the modules' symbols. */
+struct kernel_syms {
+	__u64 text, stext, etext;
+	__u64 modules;			/* the module list's head */
+	__u64 special_mapping_vmops;	/* the vm_ops of "[vdso]" and its kind */
+};
+
+static int read_kernel_syms(struct kernel_syms *k)
+{
+	char line[512], type, name[256];
+	unsigned long long addr;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	memset(k, 0, sizeof(*k));
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		if (strchr(line, '['))
+			break;	/* the modules' symbols follow the kernel's */
+		if (!strcmp(name, "_text"))
+			k->text = addr;
+		else if (!strcmp(name, "_stext"))
+			k->stext = addr;
+		else if (!strcmp(name, "_etext"))
+			k->etext = addr;
+		else if (!strcmp(name, "modules") && strchr("dDbB", type))
+			k->modules = addr;
+		else if (!strcmp(name, "special_mapping_vmops"))
+			k->special_mapping_vmops = addr;
+	}
+	fclose(f);
+	if (!k->stext || k->etext <= k->stext) {
+		pr_warn("BPF collector: /proc/kallsyms has no kernel text (_stext, _etext): is kptr_restrict hiding it? (sysctl kernel.kptr_restrict=0)\n");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* The kernel's text, as the module's START writes it. */
+static void kernel_snapshot(struct pmclog_bpf *c, const struct kernel_syms *k, __u64 tstamp)
+{
+	put_map_in(c, PMCLOG_PID_KERNEL, PMCLOG_MAP_F_INITIAL, k->stext, k->etext,
+		   KERNEL_LINK_TEXT + (k->stext - (k->text ? k->text : k->stext)), "[kernel]",
+		   this_cpu(), tstamp);
+}
+
+static int modules_snapshot(struct pmclog_bpf *c, __u64 modules)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+
+	if (!modules)
+		return 0;
+	c->skel->bss->modules_head = modules;
+	return bpf_prog_test_run_opts(bpf_program__fd(c->skel->progs.pmclog_snapshot_modules),
+				      &opts);
+}
+
+/* The executable mappings of pid, from /proc/PID/maps. */
+static void process_snapshot(struct pmclog_bpf *c, __u32 pid, __u64 tstamp)
+{
+	char file[64], line[PATH_MAX + 128], perms[8];
+	unsigned long long start, end, off;
+	unsigned int cpu = this_cpu();
+	FILE *f;
+	int n;
+
+	snprintf(file, sizeof(file), "/proc/%u/maps", pid);
+	f = fopen(file, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		const char *path;
+		__u32 flags = PMCLOG_MAP_F_INITIAL;
+
+		line[strcspn(line, "\n")] = '\0';
+		n = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s%n", &start, &end, perms, &off,
+			   &n) != 4 || !n || perms[2] != 'x')
+			continue;
+		path = line + n;
+		while (*path == ' ')
+			path++;
+		if (!strcmp(path, "[vsyscall]"))
+			continue;	/* the gate area: no vma, never a MAP_IN */
+		if (*path != '/') {
+			flags |= PMCLOG_MAP_F_ANON;
+			off = 0;
+			if (!*path)
+				path = "[anon exec]";
+		}
+		put_map_in(c, pid, flags, start, end, off, path, cpu, tstamp);
+		maps_in(c, pid, start, end, tstamp);
+	}
+	fclose(f);
+}
+
+static void processes_snapshot(struct pmclog_bpf *c, __u64 tstamp)
+{
+	struct dirent *d;
+	DIR *dir;
+
+	if (c->at.mode == PMCLOG_ATTACH_PROCESS) {
+		process_snapshot(c, c->at.pid, tstamp);
+		return;
+	}
+	dir = opendir("/proc");
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		char *end;
+		unsigned long pid = strtoul(d->d_name, &end, 10);
+
+		if (*end || !pid)
+			continue;
+		process_snapshot(c, pid, tstamp);
+	}
+	closedir(dir);
+}
+
+/* ------------------------------------------------------------------ */
+/* Loading                                                              */
+
+static bool kernel_has_func(const struct btf *btf, const char *name)
+{
+	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
+}
+
+/* Parameters of the kernel function name; -1 if it has none in BTF. */
+static int kernel_func_params(const struct btf *btf, const char *name)
+{
+	const struct btf_type *t;
+	int id;
+
+	if (!btf || (id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC)) <= 0)
+		return -1;
+	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+	return t ? btf_vlen(t) : -1;
+}
+
+/*
+ * Choose the programs this kernel needs (the table in bpf/pmclog.bpf.c):
+ * the munmap core's name and 6.12's mmap_region(), attached by
+ * attach_unmap_probes(); the shape of mprotect_fixup(); the hooks whose
+ * functions this kernel lacks are left out, and said.
+ */
+static int choose_programs(struct pmclog_bpf *c)
+{
+	struct pmclog_bpf_skel *s = c->skel;
+	struct btf *btf = btf__load_vmlinux_btf();
+	int np;
+
+	if (!btf) {
+		int err = -errno;
+
+		pr_warn("BPF collector: the kernel has no BTF (/sys/kernel/btf/vmlinux): %s; it needs CONFIG_DEBUG_INFO_BTF\n",
+			strerror(-err));
+		return err;
+	}
+	c->munmap_func = kernel_has_func(btf, "do_vmi_munmap") ? "do_vmi_munmap" :
+			 kernel_has_func(btf, "do_mas_munmap") ? "do_mas_munmap" : NULL;
+	if (!c->munmap_func)
+		pr_warn("BPF collector: this kernel has neither do_vmi_munmap() nor do_mas_munmap(): munmap is not tracked\n");
+	/* 6.12's mmap_region() replaces a MAP_FIXED range without the core. */
+	c->mmap_region_unmaps = kernel_has_func(btf, "vms_gather_munmap_vmas");
+	c->have_merge_extend = kernel_has_func(btf, "vma_merge_extend");
+	np = kernel_func_params(btf, "mprotect_fixup");
+	s->rodata->mprotect_vmi = np == 7;
+	if (np != 6 && np != 7) {
+		pr_warn("BPF collector: this kernel's mprotect_fixup() is not one it knows: mprotect removing PROT_EXEC is not tracked\n");
+		bpf_program__set_autoload(s->progs.pmclog_mprotect_entry, false);
+		bpf_program__set_autoload(s->progs.pmclog_mprotect_exit, false);
+	}
+	if (!kernel_has_func(btf, "do_init_module") || !kernel_has_func(btf, "free_module")) {
+		bpf_program__set_autoload(s->progs.pmclog_module_load, false);
+		bpf_program__set_autoload(s->progs.pmclog_module_live, false);
+		bpf_program__set_autoload(s->progs.pmclog_module_unload, false);
+	}
+	if (!kernel_has_func(btf, "taskstats_exit")) {
+		pr_warn("BPF collector: this kernel has no taskstats_exit(): no PROCEXIT\n");
+		bpf_program__set_autoload(s->progs.pmclog_exit, false);
+	}
+	btf__free(btf);
+	return 0;
+}
+
+/* The probes whose function is chosen here, not named in their SEC(). */
+static int attach_unmap_probes(struct pmclog_bpf *c)
+{
+	const struct {
+		struct bpf_program *prog;
+		const char *func;
+		bool ret;
+	} probes[] = {
+		{ c->skel->progs.pmclog_vma_merge_extend,
+		  c->have_merge_extend ? "vma_merge_extend" : NULL, true },
+		{ c->skel->progs.pmclog_munmap_entry, c->munmap_func, false },
+		{ c->skel->progs.pmclog_munmap_exit, c->munmap_func, true },
+		{ c->skel->progs.pmclog_mmap_region_entry,
+		  c->mmap_region_unmaps ? "mmap_region" : NULL, false },
+		{ c->skel->progs.pmclog_mmap_region_exit,
+		  c->mmap_region_unmaps ? "mmap_region" : NULL, true },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		if (!probes[i].func)
+			continue;
+		c->probe_links[i] = bpf_program__attach_kprobe(probes[i].prog, probes[i].ret,
+							       probes[i].func);
+		if (!c->probe_links[i]) {
+			int err = -errno;
+
+			pr_warn("BPF collector: cannot probe %s(): %s\n", probes[i].func,
+				strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int say_load_error(int err)
+{
+	char buf[64] = "";
+	FILE *f = fopen("/sys/kernel/security/lockdown", "re");
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	if (strstr(buf, "[confidentiality]"))
+		pr_warn("BPF collector: cannot load its programs: %s; the kernel is in lockdown=confidentiality, which forbids reading kernel memory from BPF: neither the module nor BPF can profile here\n",
+			strerror(-err));
+	else if (err == -EPERM)
+		pr_warn("BPF collector: cannot load its programs: %s; it needs root, or CAP_BPF and CAP_PERFMON\n",
+			strerror(-err));
+	else
+		pr_warn("BPF collector: cannot load its programs: %s\n", strerror(-err));
+	return err;
+}
+
+static int open_perf_events(struct pmclog_bpf *c)
+{
+	unsigned int i;
+	int cpu, opened = 0;
+
+	c->perf_fds = malloc(sizeof(int) * c->npmcs * c->ncpus);
+	c->links = calloc(c->npmcs * c->ncpus, sizeof(*c->links));
+	if (!c->perf_fds || !c->links)
+		return -ENOMEM;
+	for (i = 0; i < c->npmcs * c->ncpus; i++)
+		c->perf_fds[i] = -1;
+	for (i = 0; i < c->npmcs; i++) {
+		for (cpu = 0; cpu < c->ncpus; cpu++) {
+			LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = c->pmcs[i].alloc.pmcid);
+			int k = i * c->ncpus + cpu;
+			int fd = syscall(SYS_perf_event_open, &c->pmcs[i].attr, -1, cpu, -1,
+					 PERF_FLAG_FD_CLOEXEC);
+
+			if (fd < 0) {
+				if (errno == ENODEV || errno == EINVAL)
+					continue;	/* an offline CPU */
+				pr_warn("BPF collector: perf_event_open on CPU %d: %s\n", cpu,
+					strerror(errno));
+				return -errno;
+			}
+			c->perf_fds[k] = fd;
+			c->links[k] = bpf_program__attach_perf_event_opts(c->skel->progs.pmclog_sample,
+									 fd, &po);
+			if (!c->links[k]) {
+				int err = -errno;
+
+				c->links[k] = NULL;
+				pr_warn("BPF collector: cannot attach to the perf event on CPU %d: %s\n",
+					cpu, strerror(-err));
+				return err;
+			}
+			opened++;
+		}
+	}
+	return opened ? 0 : -ENODEV;
+}
+
+static int collector_start(struct pmclog_bpf *c)
+{
+	struct kernel_syms ksyms;
+	__u64 tstamp;
+	__u8 one = 1;
+	int err;
+
+	if (c->started)
+		return -EBUSY;
+	if (!c->npmcs || !c->attached)
+		return -EINVAL;
+	c->skel = pmclog_bpf_skel__open();
+	if (!c->skel)
+		return say_load_error(-errno);
+	c->skel->rodata->system_wide = c->at.mode == PMCLOG_ATTACH_SYSTEM;
+	c->skel->rodata->inherit = c->at.flags & PMCLOG_ATTACH_F_CHILDREN;
+	c->skel->rodata->ring_size = BPF_RING_SIZE;
+	bpf_map__set_max_entries(c->skel->maps.ring, BPF_RING_SIZE);
+	err = choose_programs(c);
+	if (err)
+		return err;
+	err = pmclog_bpf_skel__load(c->skel);
+	if (err)
+		return say_load_error(err);
+	if (c->at.mode == PMCLOG_ATTACH_PROCESS)
+		bpf_map_update_elem(bpf_map__fd(c->skel->maps.followed), &c->at.pid, &one, BPF_ANY);
+	err = pmclog_bpf_skel__attach(c->skel);
+	if (err) {
+		pr_warn("BPF collector: cannot attach its programs: %s\n", strerror(-err));
+		return err;
+	}
+	err = attach_unmap_probes(c);
+	if (err)
+		return err;
+	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.ring), on_ring, c, NULL);
+	if (!c->rb)
+		return -errno;
+	err = open_perf_events(c);
+	if (err)
+		return err;
+
+	err = read_kernel_syms(&ksyms);
+	if (err)
+		return err;
+	c->skel->bss->special_mapping_vmops = ksyms.special_mapping_vmops;
+
+	/* From here on every change is in the ring; what was there before is read now. */
+	tstamp = now_ns(CLOCK_MONOTONIC);
+	c->skel->bss->start_tstamp = tstamp;
+	c->skel->bss->running = true;
+	kernel_snapshot(c, &ksyms, tstamp);
+	err = modules_snapshot(c, ksyms.modules);
+	if (err)
+		pr_warn("BPF collector: the loaded modules could not be listed: %s\n",
+			strerror(-err));
+	processes_snapshot(c, tstamp);
+	err = out_flush(c);
+	if (err)
+		return err;
+	err = pthread_create(&c->thread, NULL, collector_thread, c);
+	if (err)
+		return -err;
+	c->thread_live = true;
+	c->started = true;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The device's ioctls                                                  */
+
+static const struct {
+	__u32 type;
+	__u64 config;
+} bpf_event_map[] = {
+	[PMCLOG_EV_CPU_CLOCK]		= { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+	[PMCLOG_EV_CYCLES]		= { PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	[PMCLOG_EV_INSTRUCTIONS]	= { PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	[PMCLOG_EV_REF_CYCLES]		= { PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
+	[PMCLOG_EV_BRANCHES]		= { PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	[PMCLOG_EV_BRANCH_MISSES]	= { PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+	[PMCLOG_EV_CACHE_REFERENCES]	= { PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
+	[PMCLOG_EV_CACHE_MISSES]	= { PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+	[PMCLOG_EV_RAW]			= { PERF_TYPE_RAW, 0 },
+};
+
+static bool name_ok(const char *s, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < size && s[i]; i++)
+		if (s[i] <= ' ' || s[i] > '~')
+			return false;
+	return i < size;
+}
+
+static int collector_allocate(struct pmclog_bpf *c, struct pmclog_alloc *a)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+	struct pmclog_pmcallocate *r;
+	struct bpf_pmc *p;
+	int fd;
+
+	if (c->started)
+		return -EBUSY;
+	if (c->npmcs == BPF_MAX_PMCS)
+		return -ENOSPC;
+	if (!a->event || a->event > PMCLOG_EV_RAW || a->flags & ~PMCLOG_PMC_F_ALL ||
+	    a->__reserved || !name_ok(a->name, sizeof(a->name)) ||
+	    (a->event != PMCLOG_EV_RAW && a->config) ||
+	    (!a->period && (a->flags & PMCLOG_PMC_F_FREQ)) || !a->period)
+		return -EINVAL;
+	/* Stacks are the module's for now: the collector takes PCs only. */
+	if (a->flags & PMCLOG_PMC_F_CALLCHAIN || a->callchain_depth)
+		return -EOPNOTSUPP;
+	if (!(a->flags & (PMCLOG_PMC_F_USER | PMCLOG_PMC_F_KERNEL)))
+		a->flags |= PMCLOG_PMC_F_USER | PMCLOG_PMC_F_KERNEL;
+	attr.type = bpf_event_map[a->event].type;
+	attr.config = a->event == PMCLOG_EV_RAW ? a->config : bpf_event_map[a->event].config;
+	attr.freq = !!(a->flags & PMCLOG_PMC_F_FREQ);
+	attr.sample_period = a->period;	/* sample_freq with freq: the same field */
+	attr.exclude_user = !(a->flags & PMCLOG_PMC_F_USER);
+	attr.exclude_kernel = !(a->flags & PMCLOG_PMC_F_KERNEL);
+	attr.exclude_hv = 1;
+	attr.disabled = 0;
+	/* Asked once now, so that a missing PMU fails here, as with the module. */
+	fd = syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == EOPNOTSUPP ? -ENODEV : -errno;
+	close(fd);
+
+	p = &c->pmcs[c->npmcs];
+	p->alloc = *a;
+	p->attr = attr;
+	a->pmcid = p->alloc.pmcid = ++c->npmcs;
+	r = out_reserve(c, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	hdr_init(&r->header, PMCLOG_TYPE_PMCALLOCATE, sizeof(*r), this_cpu(),
+		 now_ns(CLOCK_MONOTONIC));
+	r->header.pmcid = a->pmcid;
+	r->event = a->event;
+	r->flags = a->flags;
+	r->config = a->event == PMCLOG_EV_RAW ? a->config : 0;
+	r->period = a->period;
+	snprintf(r->name, sizeof(r->name), "%s", a->name);
+	return out_flush(c);
+}
+
+static int collector_attach(struct pmclog_bpf *c, const struct pmclog_attach *at)
+{
+	if (c->started || c->attached)
+		return -EBUSY;
+	if (at->__reserved || at->flags & ~PMCLOG_ATTACH_F_CHILDREN ||
+	    (at->mode == PMCLOG_ATTACH_SYSTEM && (at->pid || at->flags)) ||
+	    (at->mode != PMCLOG_ATTACH_SYSTEM && at->mode != PMCLOG_ATTACH_PROCESS) ||
+	    (at->mode == PMCLOG_ATTACH_PROCESS && (!at->pid || at->pid > INT_MAX)))
+		return -EINVAL;
+	if (at->mode == PMCLOG_ATTACH_PROCESS && kill(at->pid, 0) && errno == ESRCH)
+		return -ESRCH;
+	c->at = *at;
+	c->attached = true;
+	return 0;
+}
+
+static int collector_stop(struct pmclog_bpf *c)
+{
+	if (!c->started || c->stopped)
+		return -EINVAL;
+	c->skel->bss->running = false;
+	c->stopped = true;
+	atomic_store(&c->stop, true);
+	return 0;
+}
+
+static int collector_ioctl(void *ctx, int fd, unsigned long req, void *arg)
+{
+	struct pmclog_bpf *c = ctx;
+	int ret;
+
+	(void)fd;
+	switch (req) {
+	case PMCLOG_IOC_GET_VERSION: {
+		struct pmclog_version *v = arg;
+
+		memset(v, 0, sizeof(*v));
+		v->abi_version = PMCLOG_ABI_CURRENT;
+		return 0;
+	}
+	case PMCLOG_IOC_GET_PMU: {
+		struct pmclog_pmu_info *info = arg;
+
+		memset(info, 0, sizeof(*info));
+		info->pmu = PMCLOG_PMU_NONE;
+		snprintf(info->reason, sizeof(info->reason),
+			 "the BPF collector counts through perf_event_open(2), not the PMU's registers");
+		return 0;
+	}
+	case PMCLOG_IOC_ALLOCATE:
+		ret = collector_allocate(c, arg);
+		break;
+	case PMCLOG_IOC_ATTACH:
+		ret = collector_attach(c, arg);
+		break;
+	case PMCLOG_IOC_START:
+		ret = collector_start(c);
+		break;
+	case PMCLOG_IOC_STOP:
+		ret = collector_stop(c);
+		break;
+	default:
+		ret = -ENOTTY;
+		break;
+	}
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}
+
+static void collector_free(void *ctx)
+{
+	struct pmclog_bpf *c = ctx;
+	unsigned int i;
+
+	if (!c)
+		return;
+	if (c->skel && c->skel->bss)
+		c->skel->bss->running = false;
+	atomic_store(&c->closing, true);
+	atomic_store(&c->stop, true);
+	c->stopped = true;
+	if (c->thread_live)
+		pthread_join(c->thread, NULL);
+	for (i = 0; c->links && i < c->npmcs * c->ncpus; i++)
+		bpf_link__destroy(c->links[i]);
+	for (i = 0; c->perf_fds && i < c->npmcs * c->ncpus; i++)
+		if (c->perf_fds[i] >= 0)
+			close(c->perf_fds[i]);
+	for (i = 0; i < sizeof(c->probe_links) / sizeof(c->probe_links[0]); i++)
+		bpf_link__destroy(c->probe_links[i]);
+	free(c->links);
+	free(c->perf_fds);
+	ring_buffer__free(c->rb);
+	pmclog_bpf_skel__destroy(c->skel);
+	pmclog_procmaps__free(c->maps);
+	if (c->wr >= 0)
+		close(c->wr);
+	free(c->out);
+	free(c);
+}
+
+static const struct pmclog_device_ops collector_ops = {
+	.ioctl = collector_ioctl,
+	.free = collector_free,
+};
+
+/* INITIALIZE, as pmclog_rec_initialize() writes it, flagged PMCLOG_HF_BPF. */
+static void put_initialize(struct pmclog_bpf *c)
+{
+	struct pmclog_initialize *r = out_reserve(c, sizeof(*r));
+	unsigned int eax, ebx, ecx, edx, family, model;
+
+	if (!r)
+		return;
+	hdr_init(&r->header, PMCLOG_TYPE_INITIALIZE, sizeof(*r), this_cpu(),
+		 now_ns(CLOCK_MONOTONIC));
+	r->realtime_ns = now_ns(CLOCK_REALTIME);
+	r->header.flags = PMCLOG_HF_BPF;
+	r->abi_version = PMCLOG_ABI_CURRENT;
+	r->ncpus = c->ncpus;
+	r->clock = PMCLOG_CLOCK_MONOTONIC;
+	r->pmu = PMCLOG_PMU_NONE;
+	if (__get_cpuid(0, &eax, &ebx, &ecx, &edx)) {
+		memcpy(r->cpu_id, &ebx, 4);
+		memcpy(r->cpu_id + 4, &edx, 4);
+		memcpy(r->cpu_id + 8, &ecx, 4);
+	}
+	if (!strcmp(r->cpu_id, "GenuineIntel") || !strcmp(r->cpu_id, "CentaurHauls") ||
+	    !strcmp(r->cpu_id, "  Shanghai  "))
+		r->cpu_vendor = PMCLOG_CPU_VENDOR_INTEL;
+	else if (!strcmp(r->cpu_id, "AuthenticAMD") || !strcmp(r->cpu_id, "HygonGenuine"))
+		r->cpu_vendor = PMCLOG_CPU_VENDOR_AMD;
+	if (__get_cpuid(1, &eax, &ebx, &ecx, &edx)) {
+		family = (eax >> 8) & 0xf;
+		model = (eax >> 4) & 0xf;
+		if (family == 0xf)
+			family += (eax >> 20) & 0xff;
+		if (family >= 6)
+			model |= ((eax >> 16) & 0xf) << 4;
+		r->cpu_family = family;
+		r->cpu_model = model;
+		r->cpu_stepping = eax & 0xf;
+	}
+}
+
+static int libbpf_print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char *msg;
+
+	if (level == LIBBPF_DEBUG || vasprintf(&msg, fmt, ap) < 0)
+		return 0;
+	pr_warn("%s", msg);
+	free(msg);
+	return 0;
+}
+
+struct pmclog_device *pmclog_device__open_bpf(const struct pmclog_device_opts *opts)
+{
+	struct pmclog_bpf *c;
+	int fds[2];
+
+	if (!OPTS_VALID(opts, pmclog_device_opts__last_field)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	c->wr = -1;
+	c->ncpus = libbpf_num_possible_cpus();
+	c->maps = pmclog_procmaps__new();
+	if (c->ncpus <= 0 || !c->maps || pipe2(fds, O_CLOEXEC)) {
+		int err = c->ncpus <= 0 ? -c->ncpus : errno ? errno : ENOMEM;
+
+		pmclog_procmaps__free(c->maps);
+		free(c);
+		errno = err;
+		return NULL;
+	}
+	/* Room for bursts while the recorder writes; then the ring holds them. */
+	fcntl(fds[1], F_SETPIPE_SZ, 1 << 20);
+	fcntl(fds[1], F_SETFL, O_NONBLOCK);
+	c->wr = fds[1];
+	libbpf_set_print(libbpf_print_fn);
+	put_initialize(c);
+	if (out_flush(c)) {
+		collector_free(c);
+		close(fds[0]);
+		errno = EIO;
+		return NULL;
+	}
+	return pmclog_device__new(fds[0], PMCLOG_BPF_DEVICE_NAME, &collector_ops, c, false);
+}
