@@ -5,15 +5,18 @@
 # The BPF collector (pmclog record --bpf, and by itself without the
 # module): the shared scenarios again without the module -- objects
 # dlopen()ed and dlclose()d at the same address, fork/exec/exit,
-# executable mmap/mprotect/munmap, a module loaded and unloaded mid-run
-# -- then what is the collector's own: INITIALIZE says BPF wrote the log,
-# and plain pmclog record says why it falls back.
+# executable mmap/mprotect/munmap, a module loaded and unloaded mid-run,
+# system-wide and process mode, attaching to a running process, the
+# report's names -- then what is the collector's own: INITIALIZE says BPF
+# wrote the log, plain pmclog record says why it falls back, and the
+# module and BPF record the same workloads alike.
 # shellcheck source=tests/vm/lib.sh
 . /lib/vmtest/lib.sh
 require_module
 require_tool
 
-run_with_bpf 80-dlopen 83-forkexec 84-mapops 81-kmod
+run_with_bpf 20-system 30-process 70-children 80-dlopen 81-kmod 82-attach 83-forkexec \
+	84-mapops 85-report
 
 module_loaded && rmmod pmclog
 bounded 60 pmclog record -o "$OUT/fallback.pmclog" -- /bin/busy 0.3 \
@@ -25,3 +28,69 @@ dump_log "$OUT/fallback.pmclog" "$OUT/fallback.txt"
 check "its INITIALIZE says the BPF collector wrote it" \
 	grep -q '^INITIALIZE .* collector=bpf' "$OUT/fallback.txt"
 is "$(last_type "$OUT/fallback.txt")" CLOSELOG "the log ends with CLOSELOG"
+
+# ------------------------------------------------------------------
+# The same workloads recorded by the module and by BPF, with address
+# space randomisation off so that both runs map alike: the workload's
+# MAP_IN and MAP_OUT records (pids aside) are the same sets, and the
+# samples share out alike between the functions.
+
+# map_records TXT: the workload's MAP_IN / MAP_OUT, without pid or time.
+map_records() {
+	kv_awk "$1" '$1 == "MAP_IN" && f["pid"] != "-1" {
+		print "MAP_IN", f["start"], f["end"], f["offset"], f["flags"], f["path"] }
+	$1 == "MAP_OUT" && f["pid"] != "-1" { print "MAP_OUT", f["start"], f["end"] }' | sort
+}
+
+# samples_of FOLDED OBJECT SYMBOL: samples of OBJECT;SYMBOL in a folded report.
+samples_of() {
+	awk -v key="$2;$3" '{ c = $NF; k = substr($0, 1, length($0) - length(c) - 1) }
+		k == key { n += c } END { print n + 0 }' "$1"
+}
+
+# differential NAME CMD...: record CMD with the module and with BPF.
+differential() {
+	_name=$1
+	shift
+	for _c in module bpf; do
+		if [ "$_c" = module ]; then
+			module_load || { not_ok "$_name: load pmclog.ko"; return 1; }
+		else
+			rmmod pmclog
+		fi
+		bounded 60 pmclog record --no-kallsyms -F 1000 -o "$OUT/$_name-$_c.pmclog" -- "$@" \
+			>"$OUT/$_name-$_c.out" 2>"$OUT/$_name-$_c.err"
+		is "$?" 0 "$_name: recorded by the $_c" || diag "$(tail -n 2 "$OUT/$_name-$_c.err")"
+		dump_log "$OUT/$_name-$_c.pmclog" "$OUT/$_name-$_c.txt"
+		map_records "$OUT/$_name-$_c.txt" >"$OUT/$_name-$_c.maps"
+		bounded 60 pmclog report -i "$OUT/$_name-$_c.pmclog" --format folded \
+			>"$OUT/$_name-$_c.folded" 2>/dev/null
+	done
+	if cmp -s "$OUT/$_name-module.maps" "$OUT/$_name-bpf.maps"; then
+		ok "$_name: MAP_IN and MAP_OUT of the workload, module = BPF ($(wc -l <"$OUT/$_name-bpf.maps") records)"
+	else
+		not_ok "$_name: MAP_IN and MAP_OUT of the workload, module = BPF"
+		diff "$OUT/$_name-module.maps" "$OUT/$_name-bpf.maps" | head -n 12 |
+			while IFS= read -r l; do diag "  $l"; done
+	fi
+}
+
+aslr=$(cat /proc/sys/kernel/randomize_va_space)
+echo 0 >/proc/sys/kernel/randomize_va_space
+
+differential dlswap /bin/dlswap /lib/workloads 1
+for c in module bpf; do
+	a=$(samples_of "$OUT/dlswap-$c.folded" libhot_a.so hot_a)
+	b=$(samples_of "$OUT/dlswap-$c.folded" libhot_b.so hot_b)
+	eval "share_$c=$((a + b > 0 ? a * 100 / (a + b) : 0))"
+	diag "dlswap, $c: hot_a $a, hot_b $b samples"
+done
+# Each function is about half of its run; sampling error and TCG's noise
+# stay well inside 10 points.
+in_band "$share_bpf" $((share_module - 10)) $((share_module + 10)) \
+	"dlswap: hot_a's share of hot_a + hot_b (percent), BPF within 10 points of the module's ($share_module)"
+
+differential forker /bin/forker -n 3 /bin/busy 0.2
+module_loaded && rmmod pmclog
+
+echo "$aslr" >/proc/sys/kernel/randomize_va_space

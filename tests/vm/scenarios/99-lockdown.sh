@@ -1,0 +1,53 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# timeout: 400
+#
+# Secure Boot's lockdown, as Debian's kernels apply it (lockdown=integrity:
+# unsigned modules are refused, BPF is not): the kernel is locked down
+# here, for good, so this scenario comes last in the boot.  insmod
+# pmclog.ko fails; plain pmclog record falls back to BPF by itself and
+# says why; the shared scenarios pass through BPF; --no-bpf fails
+# cleanly.  Locking down at run time is what the lockdown= boot option
+# does at boot (security/lockdown: both set the same level, one way).
+# shellcheck source=tests/vm/lib.sh
+. /lib/vmtest/lib.sh
+require_module
+require_tool
+
+LD=/sys/kernel/security/lockdown
+[ -e "$LD" ] || mount -t securityfs none /sys/kernel/security 2>/dev/null
+if [ ! -e "$LD" ]; then
+	echo "no $LD: this kernel has no lockdown LSM" >&2
+	exit 4
+fi
+module_loaded && rmmod pmclog
+echo integrity >"$LD" 2>"$OUT/lockdown.err"
+check "the kernel is locked down: integrity" grep -q '\[integrity\]' "$LD" ||
+	bail "cannot lock the kernel down: $(cat "$OUT/lockdown.err")"
+
+insmod "$PMCLOG_KO" 2>"$OUT/insmod.err"
+rc=$?
+check "insmod pmclog.ko is refused" [ "$rc" != 0 ]
+check "... as lockdown refuses it (Operation not permitted)" \
+	grep -q 'Operation not permitted' "$OUT/insmod.err"
+diag "insmod: $(cat "$OUT/insmod.err")"
+
+bounded 60 pmclog record -o "$OUT/plain.pmclog" -- /bin/dlswap /lib/workloads 1 \
+	>"$OUT/plain.out" 2>"$OUT/plain.err"
+is "$?" 0 "plain pmclog record -- dlswap exits 0"
+check "it says the kernel is locked down and it records through BPF" \
+	grep -q 'locked down (integrity), which refuses unsigned modules: recording through BPF' \
+	"$OUT/plain.err"
+dump_log "$OUT/plain.pmclog" "$OUT/plain.txt"
+check "its INITIALIZE says the BPF collector wrote it" \
+	grep -q '^INITIALIZE .* collector=bpf' "$OUT/plain.txt"
+is "$(kv_awk "$OUT/plain.txt" '$1 == "MAP_IN" && f["path"] ~ /libhot_[ab]\.so$/ { n++ } END { print n + 0 }')" 2 \
+	"MAP_IN of libhot_a.so and of libhot_b.so"
+is "$(last_type "$OUT/plain.txt")" CLOSELOG "the log ends with CLOSELOG"
+
+bounded 30 pmclog record --no-bpf -o "$OUT/nobpf.pmclog" -- /bin/true \
+	>"$OUT/nobpf.out" 2>"$OUT/nobpf.err"
+is "$?" 69 "pmclog record --no-bpf exits 69 (EX_UNAVAILABLE) without the module"
+check "... and leaves no log behind" [ ! -e "$OUT/nobpf.pmclog" ]
+
+run_with_bpf 80-dlopen 83-forkexec
