@@ -20,10 +20,9 @@
  *                 events (paths, KSYMBOLs, MAP_OUTs)
  *   STOP          the ring drained, CLOSELOG, end of file
  *
- * BPF sees an unmapped range, not the vmas in it: the executable
- * mappings of every process the log follows are kept here (a
- * pmclog_procmaps, each interval stamped with its MAP_IN's time), and
- * an unmap becomes the MAP_OUTs of the executable parts it removed, an
+ * BPF sees an unmapped range, not the vmas in it: pmclog_bpf_ring.c
+ * keeps the executable mappings of every process the log follows, and
+ * makes an unmap the MAP_OUTs of the executable parts it removed, an
  * exec or an exit the MAP_OUTs of all of them, as the module writes.
  */
 #include <errno.h>
@@ -85,11 +84,7 @@ struct pmclog_bpf {
 	atomic_bool stop;	/* STOP: drain the ring, then CLOSELOG */
 	atomic_bool closing;	/* the device is closed: stop writing */
 	int error;		/* the thread's: a write to the pipe failed */
-	struct pmclog_procmaps *maps;	/* the followed processes' exec mappings */
-	/* What goes into the pipe next. */
-	unsigned char *out;
-	size_t out_len, out_cap;
-	char path[PATH_MAX + 64];
+	struct pmclog_bpf_ring *ring;	/* the records, from the ring (pmclog_bpf_ring.c) */
 };
 
 static __u64 now_ns(clockid_t clk)
@@ -107,96 +102,17 @@ static unsigned int this_cpu(void)
 	return cpu < 0 ? 0 : cpu;
 }
 
-/* ------------------------------------------------------------------ */
-/* Records                                                              */
-
-/* Room for a record of len bytes at the end of c->out, zeroed. */
-static void *out_reserve(struct pmclog_bpf *c, size_t len)
-{
-	void *p;
-
-	if (c->out_len + len > c->out_cap) {
-		size_t cap = c->out_cap ? c->out_cap * 2 : 65536;
-		unsigned char *n;
-
-		while (cap < c->out_len + len)
-			cap *= 2;
-		n = realloc(c->out, cap);
-		if (!n)
-			return NULL;
-		c->out = n;
-		c->out_cap = cap;
-	}
-	p = c->out + c->out_len;
-	memset(p, 0, len);
-	c->out_len += len;
-	return p;
-}
-
-static void hdr_init(struct pmclog_header *h, unsigned int type, size_t len,
-		     unsigned int cpu, __u64 tstamp)
-{
-	h->magic = PMCLOG_HEADER_MAGIC;
-	h->type = type;
-	h->length = len;
-	h->cpu = cpu;
-	h->tstamp = tstamp;
-}
-
-/* A record whose fixed part is size bytes, followed by the string s. */
-static void *put_with_string(struct pmclog_bpf *c, unsigned int type, size_t size,
-			     const char *s, unsigned int cpu, __u64 tstamp)
-{
-	size_t n = strnlen(s, PMCLOG_RECORD_MAX - size - 1);
-	size_t len = PMCLOG_RECORD_LEN(size + n + 1);
-	unsigned char *r = out_reserve(c, len);
-
-	if (!r)
-		return NULL;
-	hdr_init((struct pmclog_header *)r, type, len, cpu, tstamp);
-	memcpy(r + size, s, n);
-	return r;
-}
-
-static void put_map_in(struct pmclog_bpf *c, __u32 pid, __u32 flags, __u64 start,
-		       __u64 end, __u64 offset, const char *path, unsigned int cpu,
-		       __u64 tstamp)
-{
-	struct pmclog_map_in *r = put_with_string(c, PMCLOG_TYPE_MAP_IN, sizeof(*r),
-						  path, cpu, tstamp);
-
-	if (!r)
-		return;
-	r->pid = pid;
-	r->flags = flags;
-	r->start = start;
-	r->end = end;
-	r->offset = offset;
-}
-
-static void put_map_out(struct pmclog_bpf *c, __u32 pid, __u64 start, __u64 end,
-			unsigned int cpu, __u64 tstamp)
-{
-	struct pmclog_map_out *r = out_reserve(c, sizeof(*r));
-
-	if (!r)
-		return;
-	hdr_init(&r->header, PMCLOG_TYPE_MAP_OUT, sizeof(*r), cpu, tstamp);
-	r->pid = pid;
-	r->start = start;
-	r->end = end;
-}
-
 /*
  * Write what is in c->out to the pipe; the thread keeps trying while the
  * reader is slow, until it is told to stop.
  */
 static int out_flush(struct pmclog_bpf *c)
 {
-	size_t done = 0;
+	size_t done = 0, len;
+	const unsigned char *out = pmclog_bpf_ring__output(c->ring, &len);
 
-	while (done < c->out_len && !c->error) {
-		ssize_t n = write(c->wr, c->out + done, c->out_len - done);
+	while (done < len && !c->error) {
+		ssize_t n = write(c->wr, out + done, len - done);
 
 		if (n > 0) {
 			done += n;
@@ -211,205 +127,20 @@ static int out_flush(struct pmclog_bpf *c)
 			c->error = errno;
 		}
 	}
-	c->out_len = 0;
+	pmclog_bpf_ring__taken(c->ring);
 	return c->error ? -c->error : 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* The followed processes' executable mappings                          */
-
-static void maps_in(struct pmclog_bpf *c, __u32 pid, __u64 start, __u64 end,
-		    __u64 tstamp)
-{
-	struct pmclog_addrmap *m;
-
-	if (pid == PMCLOG_PID_KERNEL || end <= start)
-		return;
-	m = pmclog_procmaps__get(c->maps, pid, true);
-	if (m)
-		pmclog_addrmap__insert(m, start, end, tstamp, NULL);
-}
-
-/*
- * [start, end) of pid went away at tstamp: a MAP_OUT for each executable
- * part of it that was mapped before then.
- */
-static void maps_out(struct pmclog_bpf *c, __u32 pid, __u64 start, __u64 end,
-		     unsigned int cpu, __u64 tstamp)
-{
-	struct pmclog_addrmap *m = pmclog_procmaps__get(c->maps, pid, false);
-	struct pmclog_map *gone;
-	size_t i, n = 0;
-
-	if (!m || !m->count)
-		return;
-	gone = calloc(m->count, sizeof(*gone));
-	if (!gone)
-		return;
-	for (i = 0; i < m->count; i++) {
-		const struct pmclog_map *x = &m->maps[i];
-
-		gone[n].start = x->start > start ? x->start : start;
-		gone[n].end = x->end < end ? x->end : end;
-		if (gone[n].start < gone[n].end && x->base <= tstamp)
-			n++;
-	}
-	for (i = 0; i < n; i++) {
-		put_map_out(c, pid, gone[i].start, gone[i].end, cpu, tstamp);
-		pmclog_addrmap__remove(m, gone[i].start, gone[i].end);
-	}
-	free(gone);
-}
-
-static void maps_all_out(struct pmclog_bpf *c, __u32 pid, unsigned int cpu,
-			 __u64 tstamp)
-{
-	struct pmclog_addrmap *m = pmclog_procmaps__get(c->maps, pid, false);
-
-	if (!m)
-		return;
-	maps_out(c, pid, 0, UINT64_MAX, cpu, tstamp);
-	pmclog_addrmap__clear(m);
-}
-
-/* ------------------------------------------------------------------ */
-/* The ring                                                             */
-
-/* A path from its components, leaf first. */
-static void join_path(char *buf, size_t size, const struct pmclog_bpf_map_in *e)
-{
-	const char *comp[PMCLOG_BPF_PATH_DEPTH];
-	__u32 n = 0, off = 0, limit = e->nbytes;
-	size_t len = 0;
-
-	if (limit > sizeof(e->names))
-		limit = sizeof(e->names);
-	while (off < limit && n < e->ncomp && n < PMCLOG_BPF_PATH_DEPTH) {
-		const char *s = e->names + off;
-		size_t l = strnlen(s, limit - off);
-
-		comp[n++] = s;
-		off += l + 1;
-	}
-	buf[0] = '\0';
-	if (!n) {
-		snprintf(buf, size, "/");
-		return;
-	}
-	while (n--) {
-		int w = snprintf(buf + len, size - len, "/%.*s", (int)(limit - (comp[n] - e->names)),
-				 comp[n]);
-
-		if (w < 0 || (size_t)w >= size - len)
-			break;
-		len += w;
-	}
-}
-
-static void on_map_in(struct pmclog_bpf *c, const struct pmclog_bpf_map_in *e, size_t size)
-{
-	const struct pmclog_header *h = &e->header;
-	__u32 flags = e->flags & ~PMCLOG_BPF_PATH_TRUNC;
-
-	if (size < offsetof(struct pmclog_bpf_map_in, names))
-		return;
-	if (e->pid == PMCLOG_PID_KERNEL || (flags & PMCLOG_MAP_F_ANON)) {
-		size_t n = size - offsetof(struct pmclog_bpf_map_in, names);
-
-		snprintf(c->path, sizeof(c->path), "%.*s", (int)n, e->names);
-	} else {
-		join_path(c->path, sizeof(c->path), e);
-	}
-	put_map_in(c, e->pid, flags, e->start, e->end, e->offset, c->path, h->cpu, h->tstamp);
-	maps_in(c, e->pid, e->start, e->end, h->tstamp);
-}
-
-static void on_exec(struct pmclog_bpf *c, const struct pmclog_bpf_map_in *e, size_t size)
-{
-	struct pmclog_procexec *r;
-
-	if (size < offsetof(struct pmclog_bpf_map_in, names))
-		return;
-	join_path(c->path, sizeof(c->path), e);
-	/* The old image's mappings end here, before PROCEXEC (pmclog_proc.c). */
-	maps_all_out(c, e->pid, e->header.cpu, e->header.tstamp);
-	r = put_with_string(c, PMCLOG_TYPE_PROCEXEC, sizeof(*r), c->path, e->header.cpu,
-			    e->header.tstamp);
-	if (r)
-		r->pid = e->pid;
-}
-
-static void on_ksymbol(struct pmclog_bpf *c, const struct pmclog_bpf_ksymbol *e)
-{
-	char name[PMCLOG_BPF_KSYM_NAME + 1];
-	struct pmclog_ksymbol *r;
-
-	snprintf(name, sizeof(name), "%.*s", (int)sizeof(e->name), e->name);
-	if (!name[0])
-		return;
-	r = put_with_string(c, PMCLOG_TYPE_KSYMBOL, sizeof(*r), name, e->header.cpu,
-			    e->header.tstamp);
-	if (!r)
-		return;
-	r->pid = PMCLOG_PID_KERNEL;
-	r->start = e->start;
-	r->size = e->size;
-}
-
-/* Copy a record of the ring into the log as it is. */
-static void pass(struct pmclog_bpf *c, const void *data, size_t size)
-{
-	void *r = out_reserve(c, size);
-
-	if (r)
-		memcpy(r, data, size);
-}
-
+/* libbpf's callback: one record of the ring. */
 static int on_ring(void *ctx, void *data, size_t size)
 {
 	struct pmclog_bpf *c = ctx;
-	const struct pmclog_header *h = data;
+	size_t len;
 
-	if (size < sizeof(*h))
-		return 0;
-	switch (h->type) {
-	case PMCLOG_BPF_EV_MAP_IN:
-		on_map_in(c, data, size);
-		break;
-	case PMCLOG_BPF_EV_EXEC:
-		on_exec(c, data, size);
-		break;
-	case PMCLOG_BPF_EV_UNMAP:
-		if (size >= sizeof(struct pmclog_bpf_unmap)) {
-			const struct pmclog_bpf_unmap *e = data;
-
-			maps_out(c, e->pid, e->start, e->end, h->cpu, h->tstamp);
-		}
-		break;
-	case PMCLOG_BPF_EV_KSYMBOL:
-		if (size >= sizeof(struct pmclog_bpf_ksymbol))
-			on_ksymbol(c, data);
-		break;
-	case PMCLOG_TYPE_PROCFORK:
-		if (size >= sizeof(struct pmclog_procfork)) {
-			const struct pmclog_procfork *r = data;
-
-			pmclog_procmaps__fork(c->maps, r->ppid, r->pid);
-		}
-		pass(c, data, h->length <= size ? h->length : size);
-		break;
-	case PMCLOG_TYPE_PROCEXIT:
-		if (size >= sizeof(struct pmclog_procexit))
-			maps_all_out(c, ((const struct pmclog_procexit *)data)->pid, h->cpu,
-				     h->tstamp);
-		pass(c, data, h->length <= size ? h->length : size);
-		break;
-	default:
-		pass(c, data, h->length <= size ? h->length : size);
-		break;
-	}
-	/* Samples come by the thousand: write them in batches. */
-	if (c->out_len >= (1U << 20))
+	pmclog_bpf_ring__record(c->ring, data, size);
+	/* Samples come by the thousand: written in batches. */
+	pmclog_bpf_ring__output(c->ring, &len);
+	if (len >= (1U << 20))
 		out_flush(c);
 	return 0;
 }
@@ -454,22 +185,22 @@ static void *collector_thread(void *arg)
 	ring_buffer__consume(c->rb);
 	sum_stats(c, &st);
 	if (st.pend_samples || st.pend_records) {
-		struct pmclog_dropnotify *d = out_reserve(c, sizeof(*d));
+		struct pmclog_dropnotify *d = pmclog_bpf_ring__reserve(c->ring, sizeof(*d));
 
 		if (d) {
-			hdr_init(&d->header, PMCLOG_TYPE_DROPNOTIFY, sizeof(*d), this_cpu(),
+			pmclog_bpf_ring__hdr_init(&d->header, PMCLOG_TYPE_DROPNOTIFY, sizeof(*d), this_cpu(),
 				 now_ns(CLOCK_MONOTONIC));
 			d->samples = st.pend_samples;
 			d->records = st.pend_records;
 		}
 	}
-	r = out_reserve(c, sizeof(*r));
+	r = pmclog_bpf_ring__reserve(c->ring, sizeof(*r));
 	if (r) {
-		hdr_init(&r->header, PMCLOG_TYPE_CLOSELOG, sizeof(*r), this_cpu(),
+		pmclog_bpf_ring__hdr_init(&r->header, PMCLOG_TYPE_CLOSELOG, sizeof(*r), this_cpu(),
 			 now_ns(CLOCK_MONOTONIC));
 		r->samples = st.samples;
 		r->samples_dropped = st.samples_dropped;
-		r->records_dropped = st.records_dropped;
+		r->records_dropped = st.records_dropped + pmclog_bpf_ring__lost(c->ring);
 	}
 	out_flush(c);
 	close(c->wr);
@@ -523,7 +254,7 @@ static int read_kernel_syms(struct kernel_syms *k)
 /* The kernel's text, as the module's START writes it. */
 static void kernel_snapshot(struct pmclog_bpf *c, const struct kernel_syms *k, __u64 tstamp)
 {
-	put_map_in(c, PMCLOG_PID_KERNEL, PMCLOG_MAP_F_INITIAL, k->stext, k->etext,
+	pmclog_bpf_ring__map_in(c->ring, PMCLOG_PID_KERNEL, PMCLOG_MAP_F_INITIAL, k->stext, k->etext,
 		   KERNEL_LINK_TEXT + (k->stext - (k->text ? k->text : k->stext)), "[kernel]",
 		   this_cpu(), tstamp);
 }
@@ -572,8 +303,7 @@ static void process_snapshot(struct pmclog_bpf *c, __u32 pid, __u64 tstamp)
 			if (!*path)
 				path = "[anon exec]";
 		}
-		put_map_in(c, pid, flags, start, end, off, path, cpu, tstamp);
-		maps_in(c, pid, start, end, tstamp);
+		pmclog_bpf_ring__map_in(c->ring, pid, flags, start, end, off, path, cpu, tstamp);
 	}
 	fclose(f);
 }
@@ -899,10 +629,10 @@ static int collector_allocate(struct pmclog_bpf *c, struct pmclog_alloc *a)
 	p->alloc = *a;
 	p->attr = attr;
 	a->pmcid = p->alloc.pmcid = ++c->npmcs;
-	r = out_reserve(c, sizeof(*r));
+	r = pmclog_bpf_ring__reserve(c->ring, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	hdr_init(&r->header, PMCLOG_TYPE_PMCALLOCATE, sizeof(*r), this_cpu(),
+	pmclog_bpf_ring__hdr_init(&r->header, PMCLOG_TYPE_PMCALLOCATE, sizeof(*r), this_cpu(),
 		 now_ns(CLOCK_MONOTONIC));
 	r->header.pmcid = a->pmcid;
 	r->event = a->event;
@@ -1010,10 +740,9 @@ static void collector_free(void *ctx)
 	free(c->perf_fds);
 	ring_buffer__free(c->rb);
 	pmclog_bpf_skel__destroy(c->skel);
-	pmclog_procmaps__free(c->maps);
+	pmclog_bpf_ring__free(c->ring);
 	if (c->wr >= 0)
 		close(c->wr);
-	free(c->out);
 	free(c);
 }
 
@@ -1025,12 +754,12 @@ static const struct pmclog_device_ops collector_ops = {
 /* INITIALIZE, as pmclog_rec_initialize() writes it, flagged PMCLOG_HF_BPF. */
 static void put_initialize(struct pmclog_bpf *c)
 {
-	struct pmclog_initialize *r = out_reserve(c, sizeof(*r));
+	struct pmclog_initialize *r = pmclog_bpf_ring__reserve(c->ring, sizeof(*r));
 	unsigned int eax, ebx, ecx, edx, family, model;
 
 	if (!r)
 		return;
-	hdr_init(&r->header, PMCLOG_TYPE_INITIALIZE, sizeof(*r), this_cpu(),
+	pmclog_bpf_ring__hdr_init(&r->header, PMCLOG_TYPE_INITIALIZE, sizeof(*r), this_cpu(),
 		 now_ns(CLOCK_MONOTONIC));
 	r->realtime_ns = now_ns(CLOCK_REALTIME);
 	r->header.flags = PMCLOG_HF_BPF;
@@ -1088,11 +817,11 @@ struct pmclog_device *pmclog_device__open_bpf(const struct pmclog_device_opts *o
 	}
 	c->wr = -1;
 	c->ncpus = libbpf_num_possible_cpus();
-	c->maps = pmclog_procmaps__new();
-	if (c->ncpus <= 0 || !c->maps || pipe2(fds, O_CLOEXEC)) {
+	c->ring = pmclog_bpf_ring__new();
+	if (c->ncpus <= 0 || !c->ring || pipe2(fds, O_CLOEXEC)) {
 		int err = c->ncpus <= 0 ? -c->ncpus : errno ? errno : ENOMEM;
 
-		pmclog_procmaps__free(c->maps);
+		pmclog_bpf_ring__free(c->ring);
 		free(c);
 		errno = err;
 		return NULL;

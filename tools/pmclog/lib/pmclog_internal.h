@@ -289,6 +289,29 @@ bool pmclog_procmaps__exit(struct pmclog_procmaps *pm, __u32 pid);
 bool pmclog_procmaps__exited(const struct pmclog_procmaps *pm, __u32 pid);
 
 /* ------------------------------------------------------------------ */
+/* The BPF collector's ring, made into records (pmclog_bpf_ring.c)      */
+
+struct pmclog_bpf_ring;
+
+struct pmclog_bpf_ring *pmclog_bpf_ring__new(void);
+void pmclog_bpf_ring__free(struct pmclog_bpf_ring *r);
+/* One record of the BPF ring buffer (bpf/pmclog_bpf_events.h), size bytes. */
+int pmclog_bpf_ring__record(struct pmclog_bpf_ring *r, const void *data, size_t size);
+/* A MAP_IN the collector makes itself (START's), its mapping kept too. */
+void pmclog_bpf_ring__map_in(struct pmclog_bpf_ring *r, __u32 pid, __u32 flags, __u64 start,
+			     __u64 end, __u64 offset, const char *path, unsigned int cpu,
+			     __u64 tstamp);
+/* len zeroed bytes at the end of the output, for a record; NULL: no memory. */
+void *pmclog_bpf_ring__reserve(struct pmclog_bpf_ring *r, size_t len);
+void pmclog_bpf_ring__hdr_init(struct pmclog_header *h, unsigned int type, size_t len,
+			       unsigned int cpu, __u64 tstamp);
+/* The records made since the last pmclog_bpf_ring__taken(). */
+const unsigned char *pmclog_bpf_ring__output(const struct pmclog_bpf_ring *r, size_t *len);
+void pmclog_bpf_ring__taken(struct pmclog_bpf_ring *r);
+/* Records that could not be made (no memory): a CLOSELOG counts them. */
+__u64 pmclog_bpf_ring__lost(const struct pmclog_bpf_ring *r);
+
+/* ------------------------------------------------------------------ */
 /* The report's own (pmclog_report.c, pmclog_report_fmt.c, pmclog_gmon.c) */
 
 /*
