@@ -482,6 +482,11 @@ static int allocate_pmc(struct recorder *rec, unsigned int i,
 	switch (err) {
 	case EOVERFLOW:
 		/* ABI 1.5: deeper than the module's callchain_max_depth. */
+		if (!strcmp(pmclog_device__path(rec->dev), PMCLOG_BPF_DEVICE_NAME)) {
+			warnx("--callchain-depth %u is deeper than the BPF collector takes (127 frames, kernel.perf_event_max_stack's default); ask for less",
+			      o->callchain_depth);
+			return EX_USAGE;
+		}
 		warnx("--callchain-depth %u is deeper than the module allows (its callchain_max_depth parameter, %s); ask for less, or load pmclog with a higher callchain_max_depth",
 		      o->callchain_depth, callchain_max_depth());
 		return EX_USAGE;
@@ -518,11 +523,6 @@ static int allocate_pmc(struct recorder *rec, unsigned int i,
 			      event, freq ? "-F" : "-c",
 			      (unsigned long long)alloc->period);
 		return EX_USAGE;
-	case EOPNOTSUPP:
-		/* The BPF collector's, for -g. */
-		warnx("event %s: %s takes no stacks (-g) yet; load the module for them",
-		      event, pmclog_device__path(rec->dev));
-		return EX_UNAVAILABLE;
 	case EINVAL:
 		warnx("the module refused event %s with %s %llu: %s", event,
 		      freq ? "-F" : "-c", (unsigned long long)alloc->period,

@@ -5,7 +5,8 @@
  * lib/pmclog_bpf.c loads it, chooses among the programs that differ
  * between kernels, and turns the ring into a log.
  *
- *   cpu-clock or a PMU event, per CPU  perf_event            -> PCSAMPLE
+ *   cpu-clock or a PMU event, per CPU  perf_event            -> PCSAMPLE,
+ *                                                               CALLCHAIN
  *   new mapping, stack growth,
  *   mprotect adding PROT_EXEC          perf_event_mmap()     -> MAP_IN (EV)
  *   mremap moving a mapping            copy_vma() ret        -> MAP_IN (EV)
@@ -168,6 +169,108 @@ static __always_inline __u32 current_tgid(void)
 /* Samples                                                              */
 
 /*
+ * The stack depth of each PMC allocated with PMCLOG_PMC_F_CALLCHAIN, by
+ * pmcid (0: no stacks); set by userland at START.  bpf_get_stack() walks
+ * at most kernel.perf_event_max_stack frames (127 by default).
+ */
+#define PMCLOG_BPF_CC_DEPTH	127
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 16);
+	__type(key, __u32);
+	__type(value, __u32);
+} cc_depth SEC(".maps");
+
+/*
+ * A PCSAMPLE and its CALLCHAIN, built together, written as one: pc is
+ * the CALLCHAIN's own pc[] (the GNU extension of a flexible array member
+ * not at the end; the layout asserts of the uapi header hold it to 32
+ * bytes before pc[]).
+ */
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wgnu-variable-sized-type-not-at-end"
+struct sample_cc {
+	struct pmclog_pcsample s;
+	struct pmclog_callchain c;
+	__u64 pc[2 * PMCLOG_BPF_CC_DEPTH];
+};
+#pragma clang diagnostic pop
+_Static_assert(offsetof(struct sample_cc, pc) ==
+	       sizeof(struct pmclog_pcsample) + sizeof(struct pmclog_callchain),
+	       "pc[] follows the CALLCHAIN's fixed part");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sample_cc);
+} cc_scratch SEC(".maps");
+
+/*
+ * The sample's stack after it (pmclog_callchain.c's record): its kernel
+ * frames from the kernel's unwinder, its user ones from frame pointers,
+ * as perf takes them (bpf_get_stack() is perf's get_perf_callchain():
+ * the interrupted PC first, and for a kernel sample of a task with a
+ * user side, that side from the registers its entry saved).  One ring
+ * record: nothing comes between the PCSAMPLE and its CALLCHAIN.
+ */
+static __always_inline int sample_with_stack(struct bpf_perf_event_data *ctx,
+					     struct pmclog_bpf_cpu_stats *st,
+					     const struct pmclog_header *h, __u32 tgid,
+					     __u32 tid, __u32 depth)
+{
+	struct sample_cc *b;
+	__u32 zero = 0, flags = 0;
+	long nk = 0, nu;
+	__u64 len;
+
+	b = bpf_map_lookup_elem(&cc_scratch, &zero);
+	if (!b)
+		return 0;
+	b->s.header = *h;
+	b->s.pid = tgid;
+	b->s.tid = tid;
+	b->s.pc = PT_REGS_IP(&ctx->regs);
+	if (!(h->flags & PMCLOG_HF_USER)) {
+		nk = bpf_get_stack(ctx, b->pc, PMCLOG_BPF_CC_DEPTH * sizeof(__u64), 0);
+		nk = nk > 0 ? nk / sizeof(__u64) : 0;
+		if (nk >= PMCLOG_BPF_CC_DEPTH || nk > depth)
+			flags |= PMCLOG_CC_F_KERNEL_TRUNC;
+		if (nk > depth)
+			nk = depth;
+		if (nk > PMCLOG_BPF_CC_DEPTH)
+			nk = PMCLOG_BPF_CC_DEPTH;
+	}
+	/* A kernel thread has no user side: the call fails, nu is 0. */
+	nu = bpf_get_stack(ctx, &b->pc[nk], PMCLOG_BPF_CC_DEPTH * sizeof(__u64),
+			   BPF_F_USER_STACK);
+	nu = nu > 0 ? nu / sizeof(__u64) : 0;
+	if (nu >= PMCLOG_BPF_CC_DEPTH || nu > depth)
+		flags |= PMCLOG_CC_F_USER_TRUNC;
+	if (nu > depth)
+		nu = depth;
+	if (nu > PMCLOG_BPF_CC_DEPTH)
+		nu = PMCLOG_BPF_CC_DEPTH;
+	b->c.header = *h;
+	b->c.header.type = PMCLOG_TYPE_CALLCHAIN;
+	b->c.header.length = sizeof(b->c) + (nk + nu) * sizeof(__u64);
+	b->c.pid = tgid;
+	b->c.tid = tid;
+	b->c.nkernel = nk;
+	b->c.nuser = nu;
+	b->c.flags = flags;
+	len = sizeof(b->s) + sizeof(b->c) + (nk + nu) * sizeof(__u64);
+	if (len > sizeof(*b))
+		len = sizeof(*b);
+	if (bpf_ringbuf_output(&ring, b, len, wakeup_flags())) {
+		st->samples_dropped++;
+		st->pend_samples++;
+	}
+	return 0;
+}
+
+/*
  * One perf event per CPU and PMC, its attach cookie the pmcid.  The
  * perf_event program runs in the event's overflow context (NMI for a
  * hardware counter, hard irq for cpu-clock): no locks but the ring's.
@@ -178,7 +281,8 @@ int pmclog_sample(struct bpf_perf_event_data *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	struct pmclog_bpf_cpu_stats *st;
 	struct pmclog_pcsample *r;
-	__u32 tgid = id >> 32;
+	struct pmclog_header h;
+	__u32 tgid = id >> 32, pmcid, *depth;
 
 	if (!running || !is_followed(tgid))
 		return 0;
@@ -187,16 +291,21 @@ int pmclog_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	st->samples++;
 	flush_drops(st);
+	pmcid = bpf_get_attach_cookie(ctx);
+	hdr_init(&h, PMCLOG_TYPE_PCSAMPLE, sizeof(*r), bpf_ktime_get_ns());
+	h.pmcid = pmcid;
+	if ((ctx->regs.cs & 3) == 3)
+		h.flags = PMCLOG_HF_USER;
+	depth = bpf_map_lookup_elem(&cc_depth, &pmcid);
+	if (depth && *depth)
+		return sample_with_stack(ctx, st, &h, tgid, (__u32)id, *depth);
 	r = bpf_ringbuf_reserve(&ring, sizeof(*r), 0);
 	if (!r) {
 		st->samples_dropped++;
 		st->pend_samples++;
 		return 0;
 	}
-	hdr_init(&r->header, PMCLOG_TYPE_PCSAMPLE, sizeof(*r), bpf_ktime_get_ns());
-	r->header.pmcid = bpf_get_attach_cookie(ctx);
-	if ((ctx->regs.cs & 3) == 3)
-		r->header.flags = PMCLOG_HF_USER;
+	r->header = h;
 	r->pid = tgid;
 	r->tid = (__u32)id;
 	r->pc = PT_REGS_IP(&ctx->regs);

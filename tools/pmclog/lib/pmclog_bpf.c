@@ -56,6 +56,7 @@
 #define BPF_MAX_PMCS	8
 #define BPF_RING_SIZE	(8U << 20)
 #define BPF_POLL_MS	50
+#define BPF_CC_DEPTH	127	/* PMCLOG_BPF_CC_DEPTH: perf_event_max_stack's default */
 /* The kernel's link-time address of _text on x86-64 (__START_KERNEL). */
 #define KERNEL_LINK_TEXT	0xffffffff81000000ULL
 
@@ -498,6 +499,7 @@ static int open_perf_events(struct pmclog_bpf *c)
 static int collector_start(struct pmclog_bpf *c)
 {
 	struct kernel_syms ksyms;
+	unsigned int i;
 	__u64 tstamp;
 	__u8 one = 1;
 	int err;
@@ -521,6 +523,13 @@ static int collector_start(struct pmclog_bpf *c)
 		return say_load_error(err);
 	if (c->at.mode == PMCLOG_ATTACH_PROCESS)
 		bpf_map_update_elem(bpf_map__fd(c->skel->maps.followed), &c->at.pid, &one, BPF_ANY);
+	for (i = 0; i < c->npmcs; i++) {
+		__u32 id = c->pmcs[i].alloc.pmcid, depth = c->pmcs[i].alloc.callchain_depth;
+
+		if (c->pmcs[i].alloc.flags & PMCLOG_PMC_F_CALLCHAIN)
+			bpf_map_update_elem(bpf_map__fd(c->skel->maps.cc_depth), &id, &depth,
+					    BPF_ANY);
+	}
 	err = pmclog_bpf_skel__attach(c->skel);
 	if (err) {
 		pr_warn("BPF collector: cannot attach its programs: %s\n", strerror(-err));
@@ -606,9 +615,15 @@ static int collector_allocate(struct pmclog_bpf *c, struct pmclog_alloc *a)
 	    (a->event != PMCLOG_EV_RAW && a->config) ||
 	    (!a->period && (a->flags & PMCLOG_PMC_F_FREQ)) || !a->period)
 		return -EINVAL;
-	/* Stacks are the module's for now: the collector takes PCs only. */
-	if (a->flags & PMCLOG_PMC_F_CALLCHAIN || a->callchain_depth)
-		return -EOPNOTSUPP;
+	if (a->callchain_depth && !(a->flags & PMCLOG_PMC_F_CALLCHAIN))
+		return -EINVAL;
+	/* As the module with callchain_max_depth at its default, 127. */
+	if (a->flags & PMCLOG_PMC_F_CALLCHAIN) {
+		if (!a->callchain_depth)
+			a->callchain_depth = BPF_CC_DEPTH;
+		if (a->callchain_depth > BPF_CC_DEPTH)
+			return -EOVERFLOW;
+	}
 	if (!(a->flags & (PMCLOG_PMC_F_USER | PMCLOG_PMC_F_KERNEL)))
 		a->flags |= PMCLOG_PMC_F_USER | PMCLOG_PMC_F_KERNEL;
 	attr.type = bpf_event_map[a->event].type;

@@ -69,8 +69,9 @@ PMCLOG_API struct pmclog_device *pmclog_device__open(const struct pmclog_device_
  * its INITIALIZE carries PMCLOG_HF_BPF.  It needs a kernel with BTF,
  * root (or CAP_BPF and CAP_PERFMON) and no lockdown=confidentiality; the
  * programs are loaded at START, where those failures are said, through
- * the print callback.  Not yet: callchains (ALLOCATE with
- * PMCLOG_PMC_F_CALLCHAIN fails with EOPNOTSUPP).  opts: as for
+ * the print callback.  Stacks (PMCLOG_PMC_F_CALLCHAIN) are at most 127
+ * frames a part, kernel.perf_event_max_stack's default: deeper fails
+ * ALLOCATE with EOVERFLOW.  opts: as for
  * pmclog_device__open(); path is not used.
  * Return: the device, or NULL with errno set.  Since library 1.2.0.
  */
