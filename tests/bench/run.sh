@@ -13,7 +13,8 @@
 #            kshim/) under callgrind: instructions per sample
 #   VM       tests/vm/run.sh boots BENCH_KERNEL (6.1-cloud) once with
 #            tests/bench/vm/10-bench.sh: xz bare / under perf record /
-#            under pmclog record at each of BENCH_RATES, BENCH_ROUNDS (5)
+#            under pmclog record / under pmclog record --bpf (the BPF
+#            collector) at each of BENCH_RATES, BENCH_ROUNDS (5)
 #            interleaved rounds; perf is Debian's linux-perf, unpacked
 #            into build/bench/perf-root (apt-get download, dpkg-deb -x:
 #            never installed); without it, pmclog's figures alone
@@ -168,21 +169,22 @@ FNR == 1 && /^have_perf=/ { have_perf = kv(" " $0, "have_perf") + 0 }
 	runs++
 }
 END {
+	tool[1] = "perf"; tool[2] = "pmclog"; tool[3] = "bpf"
 	printf "\npmclog bench (%s)\n\n", strftime("%Y-%m-%d %H:%M UTC", systime(), 1)
-	printf "%-44s %-22s %-22s %s\n", "figure", "perf", "pmclog", "pmclog vs perf"
-	printf "%-44s %-22s %-22s %s\n", "------", "----", "------", "--------------"
+	printf "%-44s %-22s %-22s %-22s %s\n", "figure", "perf", "pmclog", "pmclog --bpf", "pmclog vs perf (--bpf)"
+	printf "%-44s %-22s %-22s %-22s %s\n", "------", "----", "------", "------------", "----------------------"
 	j = "{\n  \"kernel\": \"" kernel "\",\n  \"native\": {"
 	if (cnt["native_secs"]) {
-		printf "%-44s %-22s %-22s %s\n", sprintf("report, %d M samples natively: s (med/min)", nsamples / 1e6), "-",
-			sprintf("%.2f / %.2f", med("native_secs"), mn("native_secs")), "goal < 5 s"
-		printf "%-44s %-22s %-22s %s\n", "  peak memory, MB (med/min)", "-",
-			sprintf("%.1f / %.1f", med("native_rss"), mn("native_rss")), "goal < 200 MB"
+		printf "%-44s %-22s %-22s %-22s %s\n", sprintf("report, %d M samples natively: s (med/min)", nsamples / 1e6), "-",
+			sprintf("%.2f / %.2f", med("native_secs"), mn("native_secs")), "-", "goal < 5 s"
+		printf "%-44s %-22s %-22s %-22s %s\n", "  peak memory, MB (med/min)", "-",
+			sprintf("%.1f / %.1f", med("native_rss"), mn("native_rss")), "-", "goal < 200 MB"
 		j = j sprintf("\"samples\": %d, \"log_bytes\": %d, \"report_s_median\": %s, \"report_s_min\": %s, \"peak_rss_mb_median\": %s, \"peak_rss_mb_min\": %s, \"runs\": %d",
 			nsamples, nbytes, jnum(med("native_secs")), jnum(mn("native_secs")), jnum(med("native_rss")), jnum(mn("native_rss")), cnt["native_secs"])
 	}
 	if (cg_take != "") {
-		printf "%-44s %-22s %-22s %s\n", "sample path, instructions per sample", "-",
-			sprintf("%.0f + %.0f drain", cg_take, cg_drain), "callgrind, 20 kHz, one CPU"
+		printf "%-44s %-22s %-22s %-22s %s\n", "sample path, instructions per sample", "-",
+			sprintf("%.0f + %.0f drain", cg_take, cg_drain), "-", "callgrind, 20 kHz, one CPU"
 		j = j sprintf(", \"sample_take_instructions\": %s, \"sample_drain_instructions\": %s", cg_take, cg_drain)
 	}
 	j = j "},\n  \"vm\": ["
@@ -195,30 +197,32 @@ END {
 			what = w == 1 ? "whole" : "own"
 			b = med("bare" SUBSEP r SUBSEP what)
 			line = sprintf("%g kHz, %s: x bare (med/min)", r / 1000, w == 1 ? "whole command" : "xz alone")
-			for (ti = 1; ti <= 2; ti++) {
-				t = ti == 1 ? "perf" : "pmclog"
+			for (ti = 1; ti <= 3; ti++) {
+				t = tool[ti]
 				m = med(t SUBSEP r SUBSEP what); x = mn(t SUBSEP r SUBSEP what)
 				cell[t] = m < 0 || b <= 0 ? "-" : sprintf("x%.2f / x%.2f", m / b, x / mn("bare" SUBSEP r SUBSEP what))
 				addt[t] = m < 0 || b <= 0 ? -1 : m - b
 				jm[t, w] = m; jx[t, w] = x
 			}
 			ratio = addt["perf"] > 0 && addt["pmclog"] >= 0 ? sprintf("added time %.2fx perf%s", addt["pmclog"] / addt["perf"], " (goal <= 0.5x)") : "-"
-			printf "%-44s %-22s %-22s %s\n", line, cell["perf"], cell["pmclog"], ratio
+			if (addt["perf"] > 0 && addt["bpf"] >= 0)
+				ratio = ratio sprintf(" (%.2fx)", addt["bpf"] / addt["perf"])
+			printf "%-44s %-22s %-22s %-22s %s\n", line, cell["perf"], cell["pmclog"], cell["bpf"], ratio
 			jb[w] = b
 		}
-		for (ti = 1; ti <= 2; ti++) {
-			t = ti == 1 ? "perf" : "pmclog"
+		for (ti = 1; ti <= 3; ti++) {
+			t = tool[ti]
 			tot = s[t, r] + lost[t, r]
 			dcell[t] = !cnt[t SUBSEP r SUBSEP "whole"] ? "-" : sprintf("%d of %d, %d rec", lost[t, r], tot, lostrec[t, r])
 			bcell[t] = s[t, r] ? sprintf("%.1f", bytes[t, r] / s[t, r]) : "-"
 			bps[t] = s[t, r] ? bytes[t, r] / s[t, r] : -1
 		}
-		printf "%-44s %-22s %-22s %s\n", sprintf("%g kHz: samples lost (all rounds)", r / 1000), dcell["perf"], dcell["pmclog"], "goal 0"
-		printf "%-44s %-22s %-22s %s\n", sprintf("%g kHz: bytes per sample", r / 1000), bcell["perf"], bcell["pmclog"],
+		printf "%-44s %-22s %-22s %-22s %s\n", sprintf("%g kHz: samples lost (all rounds)", r / 1000), dcell["perf"], dcell["pmclog"], dcell["bpf"], "goal 0"
+		printf "%-44s %-22s %-22s %-22s %s\n", sprintf("%g kHz: bytes per sample", r / 1000), bcell["perf"], bcell["pmclog"], bcell["bpf"],
 			(bps["perf"] > 0 && bps["pmclog"] > 0 ? sprintf("%.2fx (goal <= 0.6x)", bps["pmclog"] / bps["perf"]) : "-")
 		j = j (i > 1 ? "," : "") sprintf("\n    {\"rate_hz\": %d, \"bare_whole_s_median\": %s, \"bare_own_s_median\": %s", r, jnum(jb[1]), jnum(jb[2]))
-		for (ti = 1; ti <= 2; ti++) {
-			t = ti == 1 ? "perf" : "pmclog"
+		for (ti = 1; ti <= 3; ti++) {
+			t = tool[ti]
 			j = j sprintf(", \"%s\": {\"runs\": %d, \"whole_s_median\": %s, \"whole_s_min\": %s, \"own_s_median\": %s, \"own_s_min\": %s, \"samples\": %d, \"samples_lost\": %d, \"records_lost\": %d, \"bytes_per_sample\": %s}",
 				t, cnt[t SUBSEP r SUBSEP "whole"], jnum(jm[t, 1]), jnum(jx[t, 1]), jnum(jm[t, 2]), jnum(jx[t, 2]),
 				s[t, r], lost[t, r], lostrec[t, r], jnum(bps[t]))
@@ -228,7 +232,7 @@ END {
 	j = j "\n  ]"
 	pr = med("perf" SUBSEP rep_rate["perf"] SUBSEP "report"); qr = med("pmclog" SUBSEP rep_rate["pmclog"] SUBSEP "report")
 	if (qr >= 0) {
-		printf "%-44s %-22s %-22s %s\n", "report of each log, in the VM: s (med)", fmt(pr, "%.2f"), fmt(qr, "%.2f"),
+		printf "%-44s %-22s %-22s %-22s %s\n", "report of each log, in the VM: s (med)", fmt(pr, "%.2f"), fmt(qr, "%.2f"), "-",
 			(pr > 0 && qr > 0 ? sprintf("%.1fx faster (goal >= 5x)", pr / qr) : "-")
 		j = j sprintf(",\n  \"report_in_vm_s_median\": {\"perf\": %s, \"pmclog\": %s}", jnum(pr), jnum(qr))
 	}

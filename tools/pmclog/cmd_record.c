@@ -1177,7 +1177,9 @@ static int start_recording(struct recorder *rec)
 	if (ret) {
 		warnx("%s: PMCLOG_IOC_START: %s", pmclog_device__path(rec->dev),
 		      strerror(-ret));
-		return EX_OSERR;
+		/* The BPF collector's refusals: lockdown, capabilities, no BTF. */
+		return ret == -EPERM || ret == -EACCES ? EX_NOPERM :
+		       ret == -ENOENT || ret == -ENODEV ? EX_UNAVAILABLE : EX_OSERR;
 	}
 	wopts.name = rec->out_name;
 	wopts.ksyms_later = !o->no_kallsyms;

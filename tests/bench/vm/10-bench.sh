@@ -3,9 +3,10 @@
 # timeout: 1080
 #
 # The VM half of make bench (tests/bench/run.sh), in one boot: xz -9 -T1
-# on INPUT_KB of /bin/busybox, bare, under perf record and under pmclog
-# record (cpu-clock, process mode, defaults otherwise), at each of RATES,
-# ROUNDS rounds, the three interleaved in each round.  Each run is timed
+# on INPUT_KB of /bin/busybox, bare, under perf record, under pmclog
+# record with the module and under pmclog record --bpf (the BPF
+# collector), cpu-clock, process mode, defaults otherwise, at each of
+# RATES, ROUNDS rounds, the four interleaved in each round.  Each run is timed
 # by timeit twice, on CLOCK_MONOTONIC: the whole command (the recorder
 # included: its start, its end, its writes) and xz alone (inside the
 # recorder).  Per recorded run: the samples, the samples and records the
@@ -53,8 +54,10 @@ run() {
 		$X/timeit -o "$T" -t whole -- $X/timeit -o "$T" -t own -- \
 			$X/xz -9 -T1 -c "$IN" >/dev/null
 		;;
-	pmclog)
-		$X/timeit -o "$T" -t whole -- pmclog record -q -F "$2" -o /tmp/run.pmclog -- \
+	pmclog | bpf)
+		_opt=
+		[ "$1" = bpf ] && _opt=--bpf
+		$X/timeit -o "$T" -t whole -- pmclog record -q $_opt -F "$2" -o /tmp/run.pmclog -- \
 			$X/timeit -o "$T" -t own -- $X/xz -9 -T1 -c "$IN" >/dev/null
 		;;
 	perf)
@@ -69,7 +72,7 @@ run() {
 	_own=$(grep '^own ' "$T" | sed 's/.*wall_ns=\([0-9]*\).*/\1/')
 	_samples=0 _lost=0 _lostrec=0 _bytes=0 _rep=0
 	case $1 in
-	pmclog)
+	pmclog | bpf)
 		_bytes=$(stat -c %s /tmp/run.pmclog)
 		$X/timeit -o "$T" -t report -- pmclog report -i /tmp/run.pmclog \
 			>/dev/null 2>/tmp/report.err
@@ -98,10 +101,11 @@ for rate in $RATES; do
 	while [ "$r" -le "$ROUNDS" ]; do
 		# Interleaved, the order turning each round: a host that
 		# slows down for a while slows each tool alike.
-		case $((r % 3)) in
-		0) order="bare pmclog perf" ;;
-		1) order="perf bare pmclog" ;;
-		*) order="pmclog perf bare" ;;
+		case $((r % 4)) in
+		0) order="bare pmclog bpf perf" ;;
+		1) order="perf bare pmclog bpf" ;;
+		2) order="bpf perf bare pmclog" ;;
+		*) order="pmclog bpf perf bare" ;;
 		esac
 		for tool in $order; do
 			[ "$tool" = perf ] && [ "$have_perf" = 0 ] && continue

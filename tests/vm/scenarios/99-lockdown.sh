@@ -7,7 +7,8 @@
 # here, for good, so this scenario comes last in the boot.  insmod
 # pmclog.ko fails; plain pmclog record falls back to BPF by itself and
 # says why; the shared scenarios pass through BPF; --no-bpf fails
-# cleanly.  Locking down at run time is what the lockdown= boot option
+# cleanly; lockdown=confidentiality then refuses BPF too, clearly.
+# Locking down at run time is what the lockdown= boot option
 # does at boot (security/lockdown: both set the same level, one way).
 # shellcheck source=tests/vm/lib.sh
 . /lib/vmtest/lib.sh
@@ -51,3 +52,18 @@ is "$?" 69 "pmclog record --no-bpf exits 69 (EX_UNAVAILABLE) without the module"
 check "... and leaves no log behind" [ ! -e "$OUT/nobpf.pmclog" ]
 
 run_with_bpf 80-dlopen 83-forkexec
+
+# lockdown=confidentiality forbids BPF to read kernel memory too: the
+# recorder says so and stops, leaving no log.
+echo confidentiality >"$LD" 2>>"$OUT/lockdown.err"
+if grep -q '\[confidentiality\]' "$LD"; then
+	bounded 60 pmclog record -o "$OUT/conf.pmclog" -- /bin/true \
+		>"$OUT/conf.out" 2>"$OUT/conf.err"
+	is "$?" 77 "lockdown=confidentiality: pmclog record exits 77 (EX_NOPERM)"
+	check "... saying neither the module nor BPF can profile here" \
+		grep -q 'lockdown=confidentiality, which forbids reading kernel memory from BPF' \
+		"$OUT/conf.err"
+	check "... and leaves no log behind" [ ! -e "$OUT/conf.pmclog" ]
+else
+	skip "lockdown=confidentiality" "could not raise the lockdown: $(cat "$OUT/lockdown.err")"
+fi

@@ -180,6 +180,12 @@ static void *collector_thread(void *arg)
 
 		if (n < 0 && n != -EINTR)
 			break;
+		/*
+		 * Samples do not wake the ring's poll until it is half full
+		 * (pmclog.bpf.c): what came meanwhile is taken at this tick.
+		 */
+		if (ring_buffer__consume(c->rb) < 0)
+			break;
 		out_flush(c);
 	}
 	/* Stopped: running is off, so what is in the ring is all there is. */
@@ -365,11 +371,9 @@ static int choose_programs(struct pmclog_bpf *c)
 	int np;
 
 	if (!btf) {
-		int err = -errno;
-
 		pr_warn("BPF collector: the kernel has no BTF (/sys/kernel/btf/vmlinux): %s; it needs CONFIG_DEBUG_INFO_BTF\n",
-			strerror(-err));
-		return err;
+			strerror(errno));
+		return -ENOENT;
 	}
 	c->munmap_func = kernel_has_func(btf, "do_vmi_munmap") ? "do_vmi_munmap" :
 			 kernel_has_func(btf, "do_mas_munmap") ? "do_mas_munmap" : NULL;
@@ -443,9 +447,11 @@ static int say_load_error(int err)
 			buf[0] = '\0';
 		fclose(f);
 	}
-	if (strstr(buf, "[confidentiality]"))
+	if (strstr(buf, "[confidentiality]")) {
 		pr_warn("BPF collector: cannot load its programs: %s; the kernel is in lockdown=confidentiality, which forbids reading kernel memory from BPF: neither the module nor BPF can profile here\n",
 			strerror(-err));
+		return -EPERM;
+	}
 	else if (err == -EPERM)
 		pr_warn("BPF collector: cannot load its programs: %s; it needs root, or CAP_BPF and CAP_PERFMON\n",
 			strerror(-err));
