@@ -395,9 +395,12 @@ file_map_counts() {
 run_with_bpf() {
 	for _s in "$@"; do
 		mkdir -p "$OUT/$_s"
+		read -r _t0 _ </proc/uptime
 		PMCLOG_COLLECTOR=bpf SUBSCENARIO="$_s[bpf]" OUT="$OUT/$_s" \
 			sh "/lib/vmtest/scenarios/$_s.sh" </dev/null 2>"$OUT/$_s/stderr.txt"
 		_rc=$?
+		read -r _t1 _ </proc/uptime
+		diag "$_s[bpf]: $(awk -v a="$_t0" -v b="$_t1" 'BEGIN { printf "%.1f", b - a }') s"
 		[ "$_rc" = 0 ] || [ "$_rc" = 4 ] ||
 			not_ok "$_s[bpf]: exited with status $_rc ($(tail -n 1 "$OUT/$_s/stderr.txt"))"
 	done

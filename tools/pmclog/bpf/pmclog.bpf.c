@@ -208,6 +208,24 @@ struct {
 } cc_scratch SEC(".maps");
 
 /*
+ * The frames of a part that bpf_get_stack() returned bytes of, at most
+ * depth (and so bounded for the verifier); trunc in *flags when the part
+ * went deeper, or filled the buffer.
+ */
+static __always_inline long frames(long bytes, __u32 depth, __u32 trunc, __u32 *flags)
+{
+	long n = bytes > 0 ? bytes / sizeof(__u64) : 0;
+
+	if (n >= PMCLOG_BPF_CC_DEPTH || n > depth)
+		*flags |= trunc;
+	if (n > depth)
+		n = depth;
+	if (n > PMCLOG_BPF_CC_DEPTH)
+		n = PMCLOG_BPF_CC_DEPTH;
+	return n;
+}
+
+/*
  * The sample's stack after it (pmclog_callchain.c's record): its kernel
  * frames from the kernel's unwinder, its user ones from frame pointers,
  * as perf takes them (bpf_get_stack() is perf's get_perf_callchain():
@@ -232,26 +250,13 @@ static __always_inline int sample_with_stack(struct bpf_perf_event_data *ctx,
 	b->s.pid = tgid;
 	b->s.tid = tid;
 	b->s.pc = PT_REGS_IP(&ctx->regs);
-	if (!(h->flags & PMCLOG_HF_USER)) {
-		nk = bpf_get_stack(ctx, b->pc, PMCLOG_BPF_CC_DEPTH * sizeof(__u64), 0);
-		nk = nk > 0 ? nk / sizeof(__u64) : 0;
-		if (nk >= PMCLOG_BPF_CC_DEPTH || nk > depth)
-			flags |= PMCLOG_CC_F_KERNEL_TRUNC;
-		if (nk > depth)
-			nk = depth;
-		if (nk > PMCLOG_BPF_CC_DEPTH)
-			nk = PMCLOG_BPF_CC_DEPTH;
-	}
+	if (!(h->flags & PMCLOG_HF_USER))
+		nk = frames(bpf_get_stack(ctx, b->pc, PMCLOG_BPF_CC_DEPTH * sizeof(__u64), 0),
+			    depth, PMCLOG_CC_F_KERNEL_TRUNC, &flags);
 	/* A kernel thread has no user side: the call fails, nu is 0. */
-	nu = bpf_get_stack(ctx, &b->pc[nk], PMCLOG_BPF_CC_DEPTH * sizeof(__u64),
-			   BPF_F_USER_STACK);
-	nu = nu > 0 ? nu / sizeof(__u64) : 0;
-	if (nu >= PMCLOG_BPF_CC_DEPTH || nu > depth)
-		flags |= PMCLOG_CC_F_USER_TRUNC;
-	if (nu > depth)
-		nu = depth;
-	if (nu > PMCLOG_BPF_CC_DEPTH)
-		nu = PMCLOG_BPF_CC_DEPTH;
+	nu = frames(bpf_get_stack(ctx, &b->pc[nk], PMCLOG_BPF_CC_DEPTH * sizeof(__u64),
+				  BPF_F_USER_STACK),
+		    depth, PMCLOG_CC_F_USER_TRUNC, &flags);
 	b->c.header = *h;
 	b->c.header.type = PMCLOG_TYPE_CALLCHAIN;
 	b->c.header.length = sizeof(b->c) + (nk + nu) * sizeof(__u64);
