@@ -76,8 +76,8 @@ case $top in
 *" hot @ "*) ok "-G: the hottest function heads the tree" ;;
 *) not_ok "-G: the hottest function heads the tree"; diag "  got '$top'" ;;
 esac
-ga=$(awk '/^ [0-9.]+% +\[[0-9]+\] +path_a$/ { sub(/%.*/, ""); print int($1); exit }' "$OUT/cp.graph")
-gb=$(awk '/^ [0-9.]+% +\[[0-9]+\] +path_b$/ { sub(/%.*/, ""); print int($1); exit }' "$OUT/cp.graph")
+ga=$(awk '/^ [0-9.]+% +\[[0-9]+\] +path_a( @ .*)?$/ { sub(/%.*/, ""); print int($1); exit }' "$OUT/cp.graph")
+gb=$(awk '/^ [0-9.]+% +\[[0-9]+\] +path_b( @ .*)?$/ { sub(/%.*/, ""); print int($1); exit }' "$OUT/cp.graph")
 diag "-G: hot's callers path_a ${ga:-?}%, path_b ${gb:-?}%"
 in_band "${ga:-x}" 50 85 "-G: path_a is hot's caller for about 2/3 of its samples (percent)"
 in_band "${gb:-x}" 15 45 "-G: path_b is hot's caller for about 1/3 of its samples (percent)"

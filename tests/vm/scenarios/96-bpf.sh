@@ -16,7 +16,7 @@ require_module
 require_tool
 
 run_with_bpf 20-system 30-process 70-children 80-dlopen 81-kmod 82-attach 83-forkexec \
-	84-mapops 85-report 89-callchain 89-callchain-dlclose
+	84-mapops 85-report 89-callchain 89-callchain-dlclose 91-mapstorm 92-procstorm
 
 module_loaded && rmmod pmclog
 bounded 60 pmclog record -o "$OUT/fallback.pmclog" -- /bin/busy 0.3 \

@@ -10,7 +10,8 @@
  *   new mapping, stack growth,
  *   mprotect adding PROT_EXEC          perf_event_mmap()     -> MAP_IN (EV)
  *   mremap moving a mapping            copy_vma() ret        -> MAP_IN (EV)
- *   mremap growing one (6.5 on)        vma_merge_extend() ret-> MAP_IN (EV)
+ *   mremap growing one in place        vma_merge_extend() ret-> MAP_IN (EV)
+ *                                      (before 6.3: __vma_adjust())
  *   munmap, MAP_FIXED (6.1-6.11),
  *   mremap's old range                 do_{mas,vmi}_munmap() -> UNMAP (EV)
  *   MAP_FIXED over a mapping (6.12)    mmap_region()         -> UNMAP (EV)
@@ -165,6 +166,28 @@ static __always_inline __u32 current_tgid(void)
 	return bpf_get_current_pid_tgid() >> 32;
 }
 
+/*
+ * Argument n (from 0) of the probed kernel function, at its entry: the
+ * x86-64 calling convention, the seventh on the stack above the return
+ * address.
+ */
+static __always_inline __u64 kernel_arg(struct pt_regs *ctx, int n)
+{
+	__u64 v = 0;
+
+	switch (n) {
+	case 0: return ctx->rdi;
+	case 1: return ctx->rsi;
+	case 2: return ctx->rdx;
+	case 3: return ctx->rcx;
+	case 4: return ctx->r8;
+	case 5: return ctx->r9;
+	default:
+		bpf_probe_read_kernel(&v, sizeof(v), (void *)ctx->rsp + 8 * (n - 5));
+		return v;
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* Samples                                                              */
 
@@ -196,6 +219,8 @@ struct sample_cc {
 	__u64 pc[2 * PMCLOG_BPF_CC_DEPTH];
 };
 #pragma clang diagnostic pop
+_Static_assert((PMCLOG_BPF_CC_DEPTH & (PMCLOG_BPF_CC_DEPTH + 1)) == 0,
+	       "the depth is a mask: frames()");
 _Static_assert(offsetof(struct sample_cc, pc) ==
 	       sizeof(struct pmclog_pcsample) + sizeof(struct pmclog_callchain),
 	       "pc[] follows the CALLCHAIN's fixed part");
@@ -212,17 +237,20 @@ struct {
  * depth (and so bounded for the verifier); trunc in *flags when the part
  * went deeper, or filled the buffer.
  */
-static __always_inline long frames(long bytes, __u32 depth, __u32 trunc, __u32 *flags)
+static __always_inline __u32 frames(long bytes, __u32 depth, __u32 trunc, __u32 *flags)
 {
-	long n = bytes > 0 ? bytes / sizeof(__u64) : 0;
+	__u32 n = bytes > 0 ? (__u32)bytes / sizeof(__u64) : 0;
 
 	if (n >= PMCLOG_BPF_CC_DEPTH || n > depth)
 		*flags |= trunc;
 	if (n > depth)
 		n = depth;
-	if (n > PMCLOG_BPF_CC_DEPTH)
-		n = PMCLOG_BPF_CC_DEPTH;
-	return n;
+	/*
+	 * PMCLOG_BPF_CC_DEPTH is 0x7f: the mask changes nothing left by the
+	 * clamps, and tells the verifier of 6.1 (whose bounds of the clamped
+	 * value came out inverted) that pc[n] is inside the buffer.
+	 */
+	return n > PMCLOG_BPF_CC_DEPTH ? PMCLOG_BPF_CC_DEPTH : n & PMCLOG_BPF_CC_DEPTH;
 }
 
 /*
@@ -240,7 +268,7 @@ static __always_inline int sample_with_stack(struct bpf_perf_event_data *ctx,
 {
 	struct sample_cc *b;
 	__u32 zero = 0, flags = 0;
-	long nk = 0, nu;
+	__u32 nk = 0, nu;
 	__u64 len;
 
 	b = bpf_map_lookup_elem(&cc_scratch, &zero);
@@ -493,14 +521,6 @@ static __always_inline void vma_changed(struct vm_area_struct *vma)
 	send_named(e);
 }
 
-/* perf_event_mmap(vma): new mappings, stack growth, mprotect +PROT_EXEC. */
-SEC("kprobe/perf_event_mmap")
-int BPF_KPROBE(pmclog_mmap, struct vm_area_struct *vma)
-{
-	vma_changed(vma);
-	return 0;
-}
-
 /* copy_vma() returns the vma of mremap's new range. */
 SEC("kretprobe/copy_vma")
 int BPF_KRETPROBE(pmclog_copy_vma, struct vm_area_struct *vma)
@@ -511,13 +531,72 @@ int BPF_KRETPROBE(pmclog_copy_vma, struct vm_area_struct *vma)
 
 /*
  * vma_merge_extend() (6.5 on) returns the vma that mremap grew in place,
- * or NULL; attached where the kernel has it.  (Before 6.3 the growth goes
- * through __vma_adjust(), which the module follows and this does not.)
+ * or NULL; attached where the kernel has it.
  */
 SEC("kretprobe")
 int BPF_KRETPROBE(pmclog_vma_merge_extend, struct vm_area_struct *vma)
 {
 	vma_changed(vma);
+	return 0;
+}
+
+/*
+ * Before 6.3, mremap grows a mapping in place through
+ * __vma_adjust(vma, start, end, pgoff, insert, expand), which every other
+ * change of a vma calls too: the call must be mremap's own, as
+ * kmod/pmclog_vma.c tells it -- the task is in a 64-bit mremap(2),
+ * nothing is inserted, expand is NULL or the vma, the vma keeps its start
+ * and ends where mremap's old range ends, and grows to where the new one
+ * ends or past.  The vma is kept at entry (mremap holds mmap_lock for
+ * writing) and gets its MAP_IN at return, if that is 0.  Attached where
+ * the kernel has __vma_adjust().
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u64);
+} growing SEC(".maps");
+
+SEC("kprobe")
+int pmclog_vma_adjust_entry(struct pt_regs *ctx)
+{
+	struct task_struct *t = (void *)bpf_get_current_task();
+	struct vm_area_struct *vma = (void *)kernel_arg(ctx, 0);
+	__u64 end = kernel_arg(ctx, 2), expand = kernel_arg(ctx, 5);
+	__u64 id = bpf_get_current_pid_tgid(), v = (__u64)vma;
+	struct pt_regs u;
+
+	if (!running || kernel_arg(ctx, 4) || (expand && expand != v) ||
+	    kernel_arg(ctx, 1) != BPF_CORE_READ(vma, vm_start) ||
+	    end <= BPF_CORE_READ(vma, vm_end) ||
+	    !(BPF_CORE_READ(vma, vm_flags) & PMCLOG_BPF_VM_EXEC) ||
+	    BPF_CORE_READ(vma, vm_mm) != BPF_CORE_READ(t, mm) ||
+	    BPF_CORE_READ(t, thread_info.status) & PMCLOG_BPF_TS_COMPAT ||
+	    bpf_probe_read_kernel(&u, sizeof(u),
+				  (void *)bpf_task_pt_regs(bpf_get_current_task_btf())) ||
+	    u.orig_rax != PMCLOG_BPF_NR_MREMAP)
+		return 0;
+	/* mremap(addr, old_len, new_len, flags, new_addr) */
+	if (BPF_CORE_READ(vma, vm_end) != u.rdi + ((u.rsi + 4095) & ~4095UL) ||
+	    end < u.rdi + ((u.rdx + 4095) & ~4095UL))
+		return 0;
+	bpf_map_update_elem(&growing, &id, &v, BPF_ANY);
+	return 0;
+}
+
+SEC("kretprobe")
+int pmclog_vma_adjust_exit(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), *v = bpf_map_lookup_elem(&growing, &id);
+	struct vm_area_struct *vma;
+
+	if (!v)
+		return 0;
+	vma = (void *)*v;
+	bpf_map_delete_elem(&growing, &id);
+	if ((int)PT_REGS_RC(ctx) == 0)
+		vma_changed(vma);
 	return 0;
 }
 
@@ -537,28 +616,6 @@ static __always_inline void unmap_event(__u32 tgid, __u64 start, __u64 end,
 }
 
 /*
- * Argument n (from 0) of the probed kernel function, at its entry: the
- * x86-64 calling convention, the seventh on the stack above the return
- * address.
- */
-static __always_inline __u64 kernel_arg(struct pt_regs *ctx, int n)
-{
-	__u64 v = 0;
-
-	switch (n) {
-	case 0: return ctx->rdi;
-	case 1: return ctx->rsi;
-	case 2: return ctx->rdx;
-	case 3: return ctx->rcx;
-	case 4: return ctx->r8;
-	case 5: return ctx->r9;
-	default:
-		bpf_probe_read_kernel(&v, sizeof(v), (void *)ctx->rsp + 8 * (n - 5));
-		return v;
-	}
-}
-
-/*
  * A call that may fail, between its kprobe and its kretprobe: when it
  * was entered, and the range it was asked to change.
  */
@@ -566,6 +623,8 @@ struct pending {
 	__u64 tstamp;
 	__u64 start;
 	__u64 end;
+	__u32 mmap_region;	/* 6.12's mmap_region(): see pmclog_mmap() */
+	__u32 __pad;
 };
 
 struct {
@@ -575,10 +634,13 @@ struct {
 	__type(value, struct pending);
 } pending SEC(".maps");
 
-static __always_inline int pend(__u64 start, __u64 end)
+static __always_inline int pend(__u64 start, __u64 end, __u32 mmap_region)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct pending p = { .tstamp = bpf_ktime_get_ns(), .start = start, .end = end };
+	struct pending p = {
+		.tstamp = bpf_ktime_get_ns(), .start = start, .end = end,
+		.mmap_region = mmap_region,
+	};
 
 	if (running && end > start && is_followed(id >> 32))
 		bpf_map_update_elem(&pending, &id, &p, BPF_ANY);
@@ -613,7 +675,7 @@ int pmclog_munmap_entry(struct pt_regs *ctx)
 
 	if ((void *)kernel_arg(ctx, 1) != BPF_CORE_READ(t, mm))
 		return 0;
-	return pend(start, start + ((len + 4095) & ~4095ULL));
+	return pend(start, start + ((len + 4095) & ~4095ULL), 0);
 }
 
 SEC("kretprobe")
@@ -632,7 +694,7 @@ int pmclog_mmap_region_entry(struct pt_regs *ctx)
 {
 	__u64 addr = kernel_arg(ctx, 1);
 
-	return pend(addr, addr + kernel_arg(ctx, 2));
+	return pend(addr, addr + kernel_arg(ctx, 2), 1);
 }
 
 SEC("kretprobe")
@@ -642,6 +704,25 @@ int pmclog_mmap_region_exit(struct pt_regs *ctx)
 	struct pending *p = bpf_map_lookup_elem(&pending, &id);
 
 	return pend_done(p && PT_REGS_RC(ctx) == p->start);
+}
+
+/*
+ * perf_event_mmap(vma): new mappings, stack growth, mprotect +PROT_EXEC.
+ * Inside 6.12's mmap_region() it is called once the mapping is in place
+ * and what it replaced is gone, just before it returns the address: the
+ * UNMAP of the replaced range goes first, so that the new mapping's
+ * MAP_IN is not taken for one the range removes.
+ */
+SEC("kprobe/perf_event_mmap")
+int BPF_KPROBE(pmclog_mmap, struct vm_area_struct *vma)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct pending *p = bpf_map_lookup_elem(&pending, &id);
+
+	if (p && p->mmap_region)
+		pend_done(true);
+	vma_changed(vma);
+	return 0;
 }
 
 /*
@@ -658,9 +739,9 @@ int pmclog_mprotect_entry(struct pt_regs *ctx)
 	/* Constant indices: the verifier refuses a computed offset into ctx. */
 	if (mprotect_vmi)
 		return kernel_arg(ctx, 6) & PMCLOG_BPF_VM_EXEC ? 0 :
-		       pend(kernel_arg(ctx, 4), kernel_arg(ctx, 5));
+		       pend(kernel_arg(ctx, 4), kernel_arg(ctx, 5), 0);
 	return kernel_arg(ctx, 5) & PMCLOG_BPF_VM_EXEC ? 0 :
-	       pend(kernel_arg(ctx, 3), kernel_arg(ctx, 4));
+	       pend(kernel_arg(ctx, 3), kernel_arg(ctx, 4), 0);
 }
 
 SEC("kretprobe/mprotect_fixup")

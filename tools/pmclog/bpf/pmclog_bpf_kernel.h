@@ -78,7 +78,12 @@ struct signal_struct {
 	int group_exit_code;
 };
 
+struct thread_info {
+	__u32 status;
+};
+
 struct task_struct {
+	struct thread_info thread_info;
 	unsigned int flags;
 	int pid;
 	int tgid;
@@ -142,5 +147,7 @@ struct module___memory {
 #define PMCLOG_BPF_VM_EXEC		0x4UL
 #define PMCLOG_BPF_PF_EXITING		0x4U
 #define PMCLOG_BPF_SIGNAL_GROUP_EXIT	0x4U
+#define PMCLOG_BPF_TS_COMPAT		0x2U	/* a 32-bit syscall is active */
+#define PMCLOG_BPF_NR_MREMAP		25	/* __NR_mremap, x86-64 */
 
 #endif /* PMCLOG_BPF_KERNEL_H */

@@ -76,10 +76,11 @@ struct pmclog_bpf {
 	struct pmclog_attach at;
 	int *perf_fds;		/* npmcs * ncpus, -1 where none */
 	struct bpf_link **links;
-	struct bpf_link *probe_links[5];	/* attach_unmap_probes() */
+	struct bpf_link *probe_links[7];	/* attach_chosen_probes() */
 	const char *munmap_func;	/* the munmap core's name on this kernel */
 	bool mmap_region_unmaps;	/* 6.12: mmap_region() unmaps by itself */
 	bool have_merge_extend;		/* vma_merge_extend(): mremap growth */
+	bool have_vma_adjust;		/* before 6.3: __vma_adjust() */
 	pthread_t thread;
 	bool thread_live;
 	atomic_bool stop;	/* STOP: drain the ring, then CLOSELOG */
@@ -360,8 +361,8 @@ static int kernel_func_params(const struct btf *btf, const char *name)
 
 /*
  * Choose the programs this kernel needs (the table in bpf/pmclog.bpf.c):
- * the munmap core's name and 6.12's mmap_region(), attached by
- * attach_unmap_probes(); the shape of mprotect_fixup(); the hooks whose
+ * the munmap core's name, 6.12's mmap_region(), how mremap grows a
+ * mapping in place, attached by attach_chosen_probes(); the shape of mprotect_fixup(); the hooks whose
  * functions this kernel lacks are left out, and said.
  */
 static int choose_programs(struct pmclog_bpf *c)
@@ -382,6 +383,9 @@ static int choose_programs(struct pmclog_bpf *c)
 	/* 6.12's mmap_region() replaces a MAP_FIXED range without the core. */
 	c->mmap_region_unmaps = kernel_has_func(btf, "vms_gather_munmap_vmas");
 	c->have_merge_extend = kernel_has_func(btf, "vma_merge_extend");
+	c->have_vma_adjust = kernel_has_func(btf, "__vma_adjust");
+	if (!c->have_merge_extend && !c->have_vma_adjust)
+		pr_warn("BPF collector: this kernel has neither vma_merge_extend() nor __vma_adjust(): an executable mapping that mremap grows in place is not seen growing\n");
 	np = kernel_func_params(btf, "mprotect_fixup");
 	s->rodata->mprotect_vmi = np == 7;
 	if (np != 6 && np != 7) {
@@ -403,7 +407,7 @@ static int choose_programs(struct pmclog_bpf *c)
 }
 
 /* The probes whose function is chosen here, not named in their SEC(). */
-static int attach_unmap_probes(struct pmclog_bpf *c)
+static int attach_chosen_probes(struct pmclog_bpf *c)
 {
 	const struct {
 		struct bpf_program *prog;
@@ -412,6 +416,10 @@ static int attach_unmap_probes(struct pmclog_bpf *c)
 	} probes[] = {
 		{ c->skel->progs.pmclog_vma_merge_extend,
 		  c->have_merge_extend ? "vma_merge_extend" : NULL, true },
+		{ c->skel->progs.pmclog_vma_adjust_entry,
+		  c->have_vma_adjust ? "__vma_adjust" : NULL, false },
+		{ c->skel->progs.pmclog_vma_adjust_exit,
+		  c->have_vma_adjust ? "__vma_adjust" : NULL, true },
 		{ c->skel->progs.pmclog_munmap_entry, c->munmap_func, false },
 		{ c->skel->progs.pmclog_munmap_exit, c->munmap_func, true },
 		{ c->skel->progs.pmclog_mmap_region_entry,
@@ -541,7 +549,7 @@ static int collector_start(struct pmclog_bpf *c)
 		pr_warn("BPF collector: cannot attach its programs: %s\n", strerror(-err));
 		return err;
 	}
-	err = attach_unmap_probes(c);
+	err = attach_chosen_probes(c);
 	if (err)
 		return err;
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.ring), on_ring, c, NULL);
