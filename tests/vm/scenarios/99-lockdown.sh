@@ -6,7 +6,7 @@
 # unsigned modules are refused, BPF is not): the kernel is locked down
 # here, for good, so this scenario comes last in the boot.  insmod
 # pmclog.ko fails; plain pmclog record falls back to BPF by itself and
-# says why; the shared scenarios pass through BPF; --no-bpf fails
+# says why; dlopen/dlclose at one address passes through BPF; --no-bpf fails
 # cleanly; lockdown=confidentiality then refuses BPF too, clearly.
 # Locking down at run time is what the lockdown= boot option
 # does at boot (security/lockdown: both set the same level, one way).
@@ -51,7 +51,7 @@ bounded 30 pmclog record --no-bpf -o "$OUT/nobpf.pmclog" -- /bin/true \
 is "$?" 69 "pmclog record --no-bpf exits 69 (EX_UNAVAILABLE) without the module"
 check "... and leaves no log behind" [ ! -e "$OUT/nobpf.pmclog" ]
 
-run_with_bpf 80-dlopen 83-forkexec
+run_with_bpf 80-dlopen
 
 # lockdown=confidentiality forbids BPF to read kernel memory too: the
 # recorder says so and stops, leaving no log.
