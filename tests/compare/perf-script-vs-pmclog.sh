@@ -106,10 +106,28 @@ perf script -i "$work/perf.data" -F $fields >"$work/perf.txt" 2>/dev/null
 samples=$(grep -c '^[^[:space:]]' "$work/perf.txt")
 if ((samples >= 50)); then ok "perf recorded $samples samples"; else
 	not_ok "perf recorded $samples samples, fewer than 50"; fi
-if cmp -s "$work/perf.txt" "$work/pmclog.txt"; then
-	ok "pmclog script -F $fields is perf script's, line by line ($(wc -l <"$work/perf.txt") lines)"
+# One difference by design: a return address at the first byte of a
+# symbol (the call was its caller's last instruction, as in ld.so's
+# _start, whose call to _dl_start returns to _dl_start_user) perf names
+# after that symbol, "_dl_start_user+0x0"; pmclog after the caller it
+# returns into, "_start+0x8", as it names every return address from the
+# byte before it.  Only a sample taken during ld.so's start has one: such
+# a line of perf's is taken as pmclog's when the address and the object
+# are the same.
+awk 'NR == FNR { mine[FNR] = $0; next }
+	!/^[[:space:]]/ { depth = 0; print; next }
+	{ depth++ }
+	depth > 1 && / [^ ]+\+0x0 \(/ {
+		n = split(mine[FNR], m, " ")
+		if (m[1] == $1 && m[n] == $NF && mine[FNR] != $0) { print mine[FNR]; boundary++; next }
+	}
+	{ print }
+	END { print boundary + 0 >"/dev/stderr" }' "$work/pmclog.txt" "$work/perf.txt" \
+	>"$work/perf.cmp" 2>"$work/boundary.n"
+if cmp -s "$work/perf.cmp" "$work/pmclog.txt"; then
+	ok "pmclog script -F $fields is perf script's, line by line ($(wc -l <"$work/perf.txt") lines; $(cat "$work/boundary.n") return addresses at a symbol's first byte named after their caller)"
 else
-	not_ok "pmclog script differs from perf script: $(diff "$work/perf.txt" "$work/pmclog.txt" | head -n 6)"
+	not_ok "pmclog script differs from perf script: $(diff "$work/perf.cmp" "$work/pmclog.txt" | head -n 6)"
 fi
 for fn in hot path_a path_b main lib_hot; do
 	if grep -q " $fn+0x" "$work/pmclog.txt"; then ok "pmclog script names $fn"; else
