@@ -165,7 +165,8 @@ else
 		/^Mappings/ { l = 0; next }
 		s && /^ *[0-9]+ +[0-9]+: / { n++; cnt[n] = $1; sub(/^[^:]*: */, ""); ids[n] = $0; next }
 		s && /comm:\[/ { c = $0; sub(/.*comm:\[/, "", c); sub(/\].*/, "", c); comm[n] = c; next }
-		l && /^ *[0-9]+: / { id = $1; sub(/:/, "", id); name[id] = $4 }
+		# A location without a function is a frame not named (folded: [unknown]).
+		l && /^ *[0-9]+: / { id = $1; sub(/:/, "", id); name[id] = NF >= 4 ? $4 : "[unknown]" }
 		END {
 			for (i = 1; i <= n; i++) {
 				k = split(ids[i], v, " ")
