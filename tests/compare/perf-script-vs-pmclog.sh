@@ -170,7 +170,7 @@ else
 		END {
 			for (i = 1; i <= n; i++) {
 				k = split(ids[i], v, " ")
-				if (k < 2) continue
+				if (k < 1) continue
 				line = comm[i]
 				for (j = k; j >= 1; j--) line = line ";" name[v[j]]
 				agg[line] += cnt[i]
