@@ -460,7 +460,7 @@ static int say_load_error(int err)
 			strerror(-err));
 		return -EPERM;
 	}
-	else if (err == -EPERM)
+	if (err == -EPERM)
 		pr_warn("BPF collector: cannot load its programs: %s; it needs root, or CAP_BPF and CAP_PERFMON\n",
 			strerror(-err));
 	else
