@@ -133,9 +133,6 @@ static LIST_HEAD(pmclog_x86_pmu_running);	/* started PMCs; under mutex */
  */
 static struct pmclog_owner *pmclog_x86_pmu_slot_owner[PMCLOG_PMU_MAX_SLOTS];
 
-static DEFINE_MUTEX(pmclog_x86_pmu_tp_mutex);
-static unsigned int pmclog_x86_pmu_tp_users;	/* under tp_mutex */
-
 static int pmclog_x86_pmu_hp_state = -1;
 static bool pmclog_x86_pmu_nmi_registered;
 
@@ -593,28 +590,6 @@ static struct pmclog_tracepoint pmclog_x86_pmu_tp_switch = {
 	.name = "sched_switch", .probe = pmclog_x86_pmu_sched_switch,
 };
 
-/* Process mode's scheduler hook, registered while a PMC needs it. */
-static int pmclog_x86_pmu_tp_get(void)
-{
-	int ret = 0;
-
-	mutex_lock(&pmclog_x86_pmu_tp_mutex);
-	if (!pmclog_x86_pmu_tp_users)
-		ret = pmclog_compat_register_tracepoints(&pmclog_x86_pmu_tp_switch, 1);
-	if (!ret)
-		pmclog_x86_pmu_tp_users++;
-	mutex_unlock(&pmclog_x86_pmu_tp_mutex);
-	return ret;
-}
-
-static void pmclog_x86_pmu_tp_put(void)
-{
-	mutex_lock(&pmclog_x86_pmu_tp_mutex);
-	if (!--pmclog_x86_pmu_tp_users)
-		pmclog_compat_unregister_tracepoints(&pmclog_x86_pmu_tp_switch, 1);
-	mutex_unlock(&pmclog_x86_pmu_tp_mutex);
-}
-
 /* ---------------------------------------------------------------- */
 /* The source                                                       */
 
@@ -734,7 +709,7 @@ static int pmclog_x86_pmu_start(struct pmclog_pmc *pmc)
 	int ret;
 
 	if (o->mode == PMCLOG_ATTACH_PROCESS) {
-		ret = pmclog_x86_pmu_tp_get();
+		ret = pmclog_compat_tracepoint_get(&pmclog_x86_pmu_tp_switch);
 		if (ret)
 			return ret;
 	}
@@ -764,7 +739,7 @@ static void pmclog_x86_pmu_stop(struct pmclog_pmc *pmc)
 	mutex_unlock(&pmclog_x86_pmu_mutex);
 	cpus_read_unlock();
 	if (pmc->owner->mode == PMCLOG_ATTACH_PROCESS)
-		pmclog_x86_pmu_tp_put();
+		pmclog_compat_tracepoint_put(&pmclog_x86_pmu_tp_switch);
 }
 
 const struct pmclog_source_ops pmclog_x86_pmu_ops = {

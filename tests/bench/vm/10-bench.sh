@@ -2,16 +2,24 @@
 # SPDX-License-Identifier: GPL-2.0
 # timeout: 1080
 #
-# The VM half of make bench (tests/bench/run.sh), in one boot: xz -9 -T1
-# on INPUT_KB of /bin/busybox, bare, under perf record, under pmclog
-# record with the module and under pmclog record --bpf (the BPF
-# collector), cpu-clock, process mode, defaults otherwise, at each of
-# RATES, ROUNDS rounds, the four interleaved in each round.  Each run is timed
-# by timeit twice, on CLOCK_MONOTONIC: the whole command (the recorder
-# included: its start, its end, its writes) and xz alone (inside the
-# recorder).  Per recorded run: the samples, the samples and records the
-# recorder lost, the log's bytes; at the highest rate the time of
-# `pmclog report` and of `perf report --stdio --sort dso,sym` on that log.
+# The VM half of make bench (tests/bench/run.sh), in one boot:
+#
+# - xz -9 -T1 on INPUT_KB of /bin/busybox, bare, under perf record, under
+#   pmclog record with the module and under pmclog record --bpf (the BPF
+#   collector), cpu-clock, defaults otherwise, in each of MODES (process:
+#   the command; system: -a) at each of RATES, ROUNDS rounds, the four
+#   interleaved in each round.  Each run is timed by timeit twice, on
+#   CLOCK_MONOTONIC: the whole command (the recorder included: its start,
+#   its end, its writes) and xz alone (inside the recorder).  Per recorded
+#   run: the samples, the samples and records the recorder lost, the
+#   log's bytes; at the highest rate the time of `pmclog report` and of
+#   `perf report --stdio --sort dso,sym` on that log.
+# - mmaploop: MMAP_OPS mmaps and munmaps of an executable page, bare and
+#   under each recorder (process mode, 100 Hz), ROUNDS rounds.
+# - The highest drop-free rate: -a over two busy loops (one a CPU) for
+#   SWEEP_SECONDS, at each of SWEEP_RATES in turn until the recorder
+#   loses a sample or refuses the rate.
+#
 # One line per run in $OUT/bench.txt; the host makes the table.  Only
 # failures to run are checks here: the figures are never judged.
 # shellcheck source=tests/vm/lib.sh
@@ -23,7 +31,11 @@ module_load || bail "load pmclog.ko with its defaults"
 X=/opt/extra
 ROUNDS=5
 RATES="1000 4000 10000"
-INPUT_KB=2048
+MODES="process system"
+INPUT_KB=1024
+MMAP_OPS=20000
+SWEEP_RATES="10000 20000 40000 80000"
+SWEEP_SECONDS=2
 # shellcheck disable=SC1091 # written by tests/bench/run.sh
 [ -r $X/bench.conf ] && . $X/bench.conf
 IN=/tmp/xz.in
@@ -32,7 +44,7 @@ T=/tmp/t.txt
 export HOME=/root PERF_PAGER=cat
 
 head -c $((INPUT_KB * 1024)) /bin/busybox >"$IN"
-check "timeit and xz are in the initramfs" test -x $X/timeit -a -x $X/xz
+check "timeit, mmaploop and xz are in the initramfs" test -x $X/timeit -a -x $X/mmaploop -a -x $X/xz
 have_perf=0
 if [ -x $X/perf ] && $X/perf record -q -e cpu-clock -o /tmp/probe.data -- true \
 	>/dev/null 2>"$OUT/perf-probe.err"; then
@@ -41,77 +53,136 @@ if [ -x $X/perf ] && $X/perf record -q -e cpu-clock -o /tmp/probe.data -- true \
 else
 	diag "no perf: $(tail -n 2 "$OUT/perf-probe.err" 2>/dev/null)"
 fi
-echo "have_perf=$have_perf input_kb=$INPUT_KB rounds=$ROUNDS rates=$RATES" >"$RES"
+echo "have_perf=$have_perf input_kb=$INPUT_KB rounds=$ROUNDS rates=$RATES modes=$MODES" >"$RES"
 
 # field KEY FILE: the value of KEY=... on the last line of FILE.
 field() { sed -n "s/.*[ ]$1=\([^ ]*\).*/\1/p" "$2" | tail -n 1; }
 
-# run TOOL RATE ROUND: one timed run; appends its line to $RES.
-run() {
-	rm -f "$T" /tmp/run.pmclog /tmp/run.data
+# recorder TOOL MODE RATE OUTPUT: the words that run a command under
+# TOOL's recorder (none for bare) in MODE (process, system) at RATE,
+# writing OUTPUT; paths without blanks, so that they split as words.
+recorder() {
+	_a=
+	[ "$2" = system ] && _a=-a
 	case $1 in
-	bare)
-		$X/timeit -o "$T" -t whole -- $X/timeit -o "$T" -t own -- \
-			$X/xz -9 -T1 -c "$IN" >/dev/null
-		;;
-	pmclog | bpf)
-		_opt=
-		[ "$1" = bpf ] && _opt=--bpf
-		$X/timeit -o "$T" -t whole -- pmclog record -q $_opt -F "$2" -o /tmp/run.pmclog -- \
-			$X/timeit -o "$T" -t own -- $X/xz -9 -T1 -c "$IN" >/dev/null
-		;;
-	perf)
-		$X/timeit -o "$T" -t whole -- $X/perf record -q -e cpu-clock -F "$2" \
-			-o /tmp/run.data -- $X/timeit -o "$T" -t own -- \
-			$X/xz -9 -T1 -c "$IN" >/dev/null 2>"$OUT/perf-record.err"
-		;;
+	pmclog) echo "pmclog record -q $_a -F $3 -o $4 --" ;;
+	bpf) echo "pmclog record -q --bpf $_a -F $3 -o $4 --" ;;
+	perf) echo "$X/perf record -q $_a -e cpu-clock -F $3 -o $4 --" ;;
 	esac
-	_rc=$?
-	[ "$_rc" = 0 ] || { not_ok "$1 at $2 Hz, round $3: exit $_rc"; return 1; }
-	_whole=$(grep '^whole ' "$T" | sed 's/.*wall_ns=\([0-9]*\).*/\1/')
-	_own=$(grep '^own ' "$T" | sed 's/.*wall_ns=\([0-9]*\).*/\1/')
-	_samples=0 _lost=0 _lostrec=0 _bytes=0 _rep=0
+}
+
+# counts TOOL LOG: sets _samples, _lost, _lostrec from LOG's statistics,
+# and _rep to the time of its report (TOOL's own, to /dev/null).
+counts() {
+	_samples=0 _lost=0 _lostrec=0 _rep=0
 	case $1 in
 	pmclog | bpf)
-		_bytes=$(stat -c %s /tmp/run.pmclog)
-		$X/timeit -o "$T" -t report -- pmclog report -i /tmp/run.pmclog \
+		$X/timeit -o "$T" -t report -- pmclog report -i "$2" \
 			>/dev/null 2>/tmp/report.err
 		_samples=$(sed -n 's/^pmclog report: \([0-9]*\) samples:.*/\1/p' /tmp/report.err)
 		_lost=$(sed -n 's/.*dropped by the kernel: \([0-9]*\) samples, \([0-9]*\) records.*/\1/p' /tmp/report.err)
 		_lostrec=$(sed -n 's/.*dropped by the kernel: \([0-9]*\) samples, \([0-9]*\) records.*/\2/p' /tmp/report.err)
-		_rep=$(grep '^report ' "$T" | sed 's/.*wall_ns=\([0-9]*\).*/\1/')
 		;;
 	perf)
-		_bytes=$(stat -c %s /tmp/run.data)
-		$X/timeit -o "$T" -t report -- $X/perf report -i /tmp/run.data --stdio \
+		$X/timeit -o "$T" -t report -- $X/perf report -i "$2" --stdio \
 			--sort dso,sym >/dev/null 2>&1
-		_rep=$(grep '^report ' "$T" | sed 's/.*wall_ns=\([0-9]*\).*/\1/')
-		$X/perf report -i /tmp/run.data --stats >/tmp/stats.txt 2>&1
+		$X/perf report -i "$2" --stats >/tmp/stats.txt 2>&1
 		_samples=$(sed -n 's/^ *SAMPLE events: *\([0-9]*\).*/\1/p' /tmp/stats.txt | head -n 1)
 		_lostrec=$(sed -n 's/^ *LOST events: *\([0-9]*\).*/\1/p' /tmp/stats.txt | head -n 1)
 		_lost=$(sed -n 's/^ *LOST_SAMPLES events: *\([0-9]*\).*/\1/p' /tmp/stats.txt | head -n 1)
 		;;
 	esac
-	echo "run tool=$1 rate=$2 round=$3 whole_ns=${_whole:-0} own_ns=${_own:-0} samples=${_samples:-0} lost_samples=${_lost:-0} lost_records=${_lostrec:-0} bytes=${_bytes:-0} report_ns=${_rep:-0}" >>"$RES"
+	_rep=$(grep '^report ' "$T" | sed 's/.*wall_ns=\([0-9]*\).*/\1/')
+}
+
+# run TOOL MODE RATE ROUND: one timed run of xz; appends its line to $RES.
+run() {
+	rm -f "$T" /tmp/run.log
+	# shellcheck disable=SC2046 # the recorder's words
+	$X/timeit -o "$T" -t whole -- $(recorder "$1" "$2" "$3" /tmp/run.log) \
+		$X/timeit -o "$T" -t own -- $X/xz -9 -T1 -c "$IN" \
+		>/dev/null 2>"$OUT/record.err"
+	_rc=$?
+	[ "$_rc" = 0 ] || {
+		not_ok "$1, $2 mode at $3 Hz, round $4: exit $_rc"
+		diag "$(tail -n 2 "$OUT/record.err")"
+		return 1
+	}
+	_whole=$(grep '^whole ' "$T" | sed 's/.*wall_ns=\([0-9]*\).*/\1/')
+	_own=$(grep '^own ' "$T" | sed 's/.*wall_ns=\([0-9]*\).*/\1/')
+	_samples=0 _lost=0 _lostrec=0 _bytes=0 _rep=0
+	if [ "$1" != bare ]; then
+		_bytes=$(stat -c %s /tmp/run.log)
+		counts "$1" /tmp/run.log
+	fi
+	echo "run tool=$1 mode=$2 rate=$3 round=$4 whole_ns=${_whole:-0} own_ns=${_own:-0} samples=${_samples:-0} lost_samples=${_lost:-0} lost_records=${_lostrec:-0} bytes=${_bytes:-0} report_ns=${_rep:-0}" >>"$RES"
+}
+
+# mmaprun TOOL ROUND: mmaploop under TOOL (process mode, 100 Hz).
+mmaprun() {
+	rm -f "$T" /tmp/run.log
+	# shellcheck disable=SC2046 # the recorder's words
+	$(recorder "$1" process 100 /tmp/run.log) \
+		$X/mmaploop -o "$T" -n "$MMAP_OPS" $X/mmaploop >/dev/null 2>"$OUT/record.err"
+	_rc=$?
+	[ "$_rc" = 0 ] || { not_ok "mmaploop under $1, round $2: exit $_rc"; return 1; }
+	echo "mmap tool=$1 round=$2 $(sed -n 's/^mmap //p' "$T")" >>"$RES"
+}
+
+# order ROUND: the tools in ROUND's order, turning each round, so that a
+# host that slows down for a while slows each tool alike.
+order() {
+	case $(($1 % 4)) in
+	0) echo "bare pmclog bpf perf" ;;
+	1) echo "perf bare pmclog bpf" ;;
+	2) echo "bpf perf bare pmclog" ;;
+	*) echo "pmclog bpf perf bare" ;;
+	esac
 }
 
 n=0
-for rate in $RATES; do
-	r=1
-	while [ "$r" -le "$ROUNDS" ]; do
-		# Interleaved, the order turning each round: a host that
-		# slows down for a while slows each tool alike.
-		case $((r % 4)) in
-		0) order="bare pmclog bpf perf" ;;
-		1) order="perf bare pmclog bpf" ;;
-		2) order="bpf perf bare pmclog" ;;
-		*) order="pmclog bpf perf bare" ;;
-		esac
-		for tool in $order; do
-			[ "$tool" = perf ] && [ "$have_perf" = 0 ] && continue
-			run "$tool" "$rate" "$r" && n=$((n + 1))
+for mode in $MODES; do
+	for rate in $RATES; do
+		r=1
+		while [ "$r" -le "$ROUNDS" ]; do
+			for tool in $(order "$r"); do
+				[ "$tool" = perf ] && [ "$have_perf" = 0 ] && continue
+				run "$tool" "$mode" "$rate" "$r" && n=$((n + 1))
+			done
+			r=$((r + 1))
 		done
-		r=$((r + 1))
+	done
+done
+
+r=1
+while [ "$r" -le "$ROUNDS" ]; do
+	for tool in $(order "$r"); do
+		[ "$tool" = perf ] && [ "$have_perf" = 0 ] && continue
+		mmaprun "$tool" "$r" && n=$((n + 1))
+	done
+	r=$((r + 1))
+done
+
+# The sweep: each tool from the lowest rate up, until a loss or a refusal
+# (perf's -F above kernel.perf_event_max_sample_rate, which perf lowers
+# by itself when its interrupts take too long; pmclog's above the
+# module's max_sample_rate).
+for tool in perf pmclog bpf; do
+	[ "$tool" = perf ] && [ "$have_perf" = 0 ] && continue
+	for rate in $SWEEP_RATES; do
+		rm -f "$T" /tmp/run.log
+		# shellcheck disable=SC2046 # the recorder's words
+		$(recorder "$tool" system "$rate" /tmp/run.log) \
+			sh -c "/bin/busy $SWEEP_SECONDS & /bin/busy $SWEEP_SECONDS; wait" \
+			>/dev/null 2>"$OUT/sweep.err"
+		_rc=$?
+		_samples=0 _lost=0 _lostrec=0
+		[ "$_rc" = 0 ] && counts "$tool" /tmp/run.log
+		echo "sweep tool=$tool rate=$rate status=$_rc seconds=$SWEEP_SECONDS samples=${_samples:-0} lost_samples=${_lost:-0} lost_records=${_lostrec:-0}" >>"$RES"
+		n=$((n + 1))
+		if [ "$_rc" != 0 ] || [ "${_lost:-0}" != 0 ] || [ "${_lostrec:-0}" != 0 ]; then
+			break
+		fi
 	done
 done
 diag "$n runs; $(wc -l <"$RES") lines in bench.txt"

@@ -4,7 +4,9 @@
 #
 # CPU hotplug while sampling: cpu-clock keeps sampling the CPU that stays,
 # at its rate (no second timer migrates onto it), and samples the CPU that
-# comes back online again.
+# comes back online again; system-wide (the timers run throughout) and in
+# process mode with -d (the scheduler hook starts them, and a CPU that
+# comes back is armed again).
 # shellcheck source=tests/vm/lib.sh
 . /lib/vmtest/lib.sh
 require_module
@@ -23,27 +25,38 @@ echo 0 >$CPU1
 echo 1 >$CPU1
 /bin/busy 1 & /bin/busy 1; wait
 EOS
-bounded 60 pmclog record --no-kallsyms -a -F "$HZ_REQ" -o "$OUT/plug.pmclog" -- sh "$OUT/plug.sh" \
-	>"$OUT/record.out" 2>"$OUT/record.err"
-is "$?" 0 "pmclog record -a across cpu1 offline and online exits 0" ||
-	diag "record: $(tail -n 3 "$OUT/record.err")"
-[ "$(cat "$CPU1")" = 1 ] || echo 1 >"$CPU1"
-dump_log "$OUT/plug.pmclog" "$OUT/plug.txt" || diag "dump: $(tail -n 3 "$OUT/plug.txt.err")"
 
-# Per CPU, samples in each 0.25 s slice of the run, in time order.
-kv_awk "$OUT/plug.txt" '$1 == "PCSAMPLE" {
-	if (t0 == "") t0 = f["ts"]
-	s = int((f["ts"] - t0) / 250000000); n[f["cpu"], s]++; if (s > last) last = s
-} END { for (s = 0; s <= last; s++) print s, n[0, s] + 0, n[1, s] + 0 }' >"$OUT/slices.txt"
-diag "slice cpu0 cpu1: $(tr '\n' ';' <"$OUT/slices.txt")"
-# The offline stretch: slices with no cpu1 sample between ones with some.
-gap=$(awk '$3 == 0 && seen && !back { g++ } $3 > 0 { if (g) back = 1; seen = 1 } END { print g + 0 }' "$OUT/slices.txt")
-at_least "$gap" 2 "cpu1 has no samples while offline (slices of 0.25 s)"
-after=$(awk '$3 == 0 && seen { g = 1 } $3 > 0 { if (g) n += $3; seen = 1 } END { print n + 0 }' "$OUT/slices.txt")
-# 1 s on cpu1 after it is back, at HZ_REQ: at least 10% of it (the rate
-# is 20-system's check; a busy host starves the vCPU).
-at_least "$after" $((HZ_REQ * 10 / 100)) "cpu1 is sampled again once back online"
-# While cpu1 is away, cpu0 runs at its own rate: a migrated second timer
-# would double it (HZ_REQ / 4 per slice).
-max0=$(awk '$3 == 0 && seen && $2 > m { m = $2 } $3 > 0 { seen = 1 } END { print m + 0 }' "$OUT/slices.txt")
-in_band "$max0" 1 $((HZ_REQ / 4 * 130 / 100)) "cpu0 keeps its rate while cpu1 is offline (samples per slice)"
+# hotplug_run FLAG: record plug.sh with FLAG (-a, -d) and judge the log.
+hotplug_run() {
+	m=$1
+	log=$OUT/plug$m.pmclog
+	txt=$OUT/plug$m.txt
+	slices=$OUT/slices$m.txt
+	bounded 60 pmclog record --no-kallsyms "$m" -F "$HZ_REQ" -o "$log" -- sh "$OUT/plug.sh" \
+		>"$OUT/record$m.out" 2>"$OUT/record$m.err"
+	is "$?" 0 "pmclog record $m across cpu1 offline and online exits 0" ||
+		diag "record: $(tail -n 3 "$OUT/record$m.err")"
+	[ "$(cat "$CPU1")" = 1 ] || echo 1 >"$CPU1"
+	dump_log "$log" "$txt" || diag "dump: $(tail -n 3 "$txt.err")"
+
+	# Per CPU, samples in each 0.25 s slice of the run, in time order.
+	kv_awk "$txt" '$1 == "PCSAMPLE" {
+		if (t0 == "") t0 = f["ts"]
+		s = int((f["ts"] - t0) / 250000000); n[f["cpu"], s]++; if (s > last) last = s
+	} END { for (s = 0; s <= last; s++) print s, n[0, s] + 0, n[1, s] + 0 }' >"$slices"
+	diag "$m: slice cpu0 cpu1: $(tr '\n' ';' <"$slices")"
+	# The offline stretch: slices with no cpu1 sample between ones with some.
+	gap=$(awk '$3 == 0 && seen && !back { g++ } $3 > 0 { if (g) back = 1; seen = 1 } END { print g + 0 }' "$slices")
+	at_least "$gap" 2 "$m: cpu1 has no samples while offline (slices of 0.25 s)"
+	after=$(awk '$3 == 0 && seen { g = 1 } $3 > 0 { if (g) n += $3; seen = 1 } END { print n + 0 }' "$slices")
+	# 1 s on cpu1 after it is back, at HZ_REQ: at least 10% of it (the rate
+	# is 20-system's check; a busy host starves the vCPU).
+	at_least "$after" $((HZ_REQ * 10 / 100)) "$m: cpu1 is sampled again once back online"
+	# While cpu1 is away, cpu0 runs at its own rate: a migrated second timer
+	# would double it (HZ_REQ / 4 per slice).
+	max0=$(awk '$3 == 0 && seen && $2 > m { m = $2 } $3 > 0 { seen = 1 } END { print m + 0 }' "$slices")
+	in_band "$max0" 1 $((HZ_REQ / 4 * 130 / 100)) "$m: cpu0 keeps its rate while cpu1 is offline (samples per slice)"
+}
+
+hotplug_run -a
+hotplug_run -d
