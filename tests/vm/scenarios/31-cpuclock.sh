@@ -45,7 +45,8 @@ diag "PCSAMPLE: $n ($on1 on cpu1); cpu1's timer interrupts: $bare bare, $rec rec
 want=$((SECONDS_BUSY * HZ_REQ))
 # See 20-system for the band.
 in_band "$n" $((want * 30 / 100)) $((want * 150 / 100)) "PCSAMPLE count is about ${SECONDS_BUSY} s x ${HZ_REQ} Hz"
-is "$on1" 0 "no PCSAMPLE on cpu1, where the target never runs"
+# taskset itself may start on cpu1, until it pins itself.
+in_band "$on1" 0 $((n / 100)) "at most 1% of the PCSAMPLEs on cpu1, where the target runs only until taskset pins it"
 # The recorder, its reads and wake-ups run on cpu1 too: allow it a tenth
 # of the samples (a timer running idle would add all of them).
 in_band "$rec" 0 $((bare + n / 10)) "cpu1's timer interrupts while recording: the bare run's and a tenth of the samples at most"
