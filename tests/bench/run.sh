@@ -36,10 +36,10 @@ native_rounds=${BENCH_NATIVE_ROUNDS:-3}
 kernel=${BENCH_KERNEL:-6.1-cloud}
 rates=${BENCH_RATES:-1000 4000 10000}
 rounds=${BENCH_ROUNDS:-5}
-modes=${BENCH_MODES:-process system}
+modes=${BENCH_MODES-process system}
 input_kb=${BENCH_INPUT_KB:-1024}
 mmap_ops=${BENCH_MMAP_OPS:-20000}
-sweep_rates=${BENCH_SWEEP_RATES:-10000 20000 40000 80000}
+sweep_rates=${BENCH_SWEEP_RATES-10000 20000 40000 80000}
 mkdir -p "$out"
 log() { echo "bench: $*" >&2; }
 
