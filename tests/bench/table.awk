@@ -5,11 +5,15 @@
 # line a run).  -v json=FILE -v kernel=NAME.  README.md ("Benchmark")
 # explains each figure.
 
-function med(key,   n, i, j, t, a) {
+# Sorts a[1..n] in place (insertion: a handful of rounds).
+function isort(a, n,   i, j, t) {
+	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+}
+function med(key,   n, i, a) {
 	n = cnt[key]
 	if (!n) return -1
 	for (i = 1; i <= n; i++) a[i] = val[key, i]
-	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+	isort(a, n)
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 function mn(key,   n, i, m) {
@@ -23,10 +27,10 @@ function fmt(v, f) { return v < 0 ? "-" : sprintf(f, v) }
 function jnum(v) { return v < 0 ? "null" : sprintf("%.6g", v) }
 function row(what, p, q, b, note) { printf "%-44s %-24s %-24s %-24s %s\n", what, p, q, b, note }
 # Sorts the keys of set into list[1..n]; returns n.
-function sorted(set, list,   n, k, i, j, t) {
+function sorted(set, list,   n, k) {
 	n = 0
 	for (k in set) list[++n] = k + 0
-	for (i = 2; i <= n; i++) { t = list[i]; for (j = i - 1; j >= 1 && list[j] > t; j--) list[j + 1] = list[j]; list[j + 1] = t }
+	isort(list, n)
 	return n
 }
 function khz(r) { return sprintf("%g kHz", r / 1000) }

@@ -55,9 +55,6 @@ else
 fi
 echo "have_perf=$have_perf input_kb=$INPUT_KB rounds=$ROUNDS rates=$RATES modes=$MODES" >"$RES"
 
-# field KEY FILE: the value of KEY=... on the last line of FILE.
-field() { sed -n "s/.*[ ]$1=\([^ ]*\).*/\1/p" "$2" | tail -n 1; }
-
 # recorder TOOL MODE RATE OUTPUT: the words that run a command under
 # TOOL's recorder (none for bare) in MODE (process, system) at RATE,
 # writing OUTPUT; paths without blanks, so that they split as words.
@@ -71,8 +68,9 @@ recorder() {
 	esac
 }
 
-# counts TOOL LOG: sets _samples, _lost, _lostrec from LOG's statistics,
-# and _rep to the time of its report (TOOL's own, to /dev/null).
+# counts TOOL LOG [timed]: sets _samples, _lost, _lostrec from LOG's
+# statistics and, with timed, _rep to the time of its report (TOOL's own,
+# to /dev/null; pmclog's statistics come from its report anyway).
 counts() {
 	_samples=0 _lost=0 _lostrec=0 _rep=0
 	case $1 in
@@ -84,8 +82,9 @@ counts() {
 		_lostrec=$(sed -n 's/.*dropped by the kernel: \([0-9]*\) samples, \([0-9]*\) records.*/\2/p' /tmp/report.err)
 		;;
 	perf)
-		$X/timeit -o "$T" -t report -- $X/perf report -i "$2" --stdio \
-			--sort dso,sym >/dev/null 2>&1
+		[ "$3" = timed ] &&
+			$X/timeit -o "$T" -t report -- $X/perf report -i "$2" --stdio \
+				--sort dso,sym >/dev/null 2>&1
 		$X/perf report -i "$2" --stats >/tmp/stats.txt 2>&1
 		_samples=$(sed -n 's/^ *SAMPLE events: *\([0-9]*\).*/\1/p' /tmp/stats.txt | head -n 1)
 		_lostrec=$(sed -n 's/^ *LOST events: *\([0-9]*\).*/\1/p' /tmp/stats.txt | head -n 1)
@@ -113,7 +112,7 @@ run() {
 	_samples=0 _lost=0 _lostrec=0 _bytes=0 _rep=0
 	if [ "$1" != bare ]; then
 		_bytes=$(stat -c %s /tmp/run.log)
-		counts "$1" /tmp/run.log
+		counts "$1" /tmp/run.log timed
 	fi
 	echo "run tool=$1 mode=$2 rate=$3 round=$4 whole_ns=${_whole:-0} own_ns=${_own:-0} samples=${_samples:-0} lost_samples=${_lost:-0} lost_records=${_lostrec:-0} bytes=${_bytes:-0} report_ns=${_rep:-0}" >>"$RES"
 }
@@ -174,7 +173,7 @@ for tool in perf pmclog bpf; do
 		# shellcheck disable=SC2046 # the recorder's words
 		$(recorder "$tool" system "$rate" /tmp/run.log) \
 			sh -c "/bin/busy $SWEEP_SECONDS & /bin/busy $SWEEP_SECONDS; wait" \
-			>/dev/null 2>"$OUT/sweep.err"
+			>/dev/null 2>"$OUT/sweep-$tool-$rate.err"
 		_rc=$?
 		_samples=0 _lost=0 _lostrec=0
 		[ "$_rc" = 0 ] && counts "$tool" /tmp/run.log
