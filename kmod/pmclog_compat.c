@@ -301,31 +301,3 @@ void pmclog_compat_unregister_tracepoints(struct pmclog_tracepoint *tps,
 		tracepoint_probe_unregister(tps[i].tp, tps[i].probe, NULL);
 	tracepoint_synchronize_unregister();
 }
-
-static DEFINE_MUTEX(pmclog_compat_tp_mutex);
-
-/*
- * A hook needed only at times (the scheduler's, while a process-mode PMC
- * runs): the first get registers @tp, the last put unregisters it, and
- * returns when no call of its probe runs any more.  Process context.
- */
-int pmclog_compat_tracepoint_get(struct pmclog_tracepoint *tp)
-{
-	int ret = 0;
-
-	mutex_lock(&pmclog_compat_tp_mutex);
-	if (!tp->users)
-		ret = pmclog_compat_register_tracepoints(tp, 1);
-	if (!ret)
-		tp->users++;
-	mutex_unlock(&pmclog_compat_tp_mutex);
-	return ret;
-}
-
-void pmclog_compat_tracepoint_put(struct pmclog_tracepoint *tp)
-{
-	mutex_lock(&pmclog_compat_tp_mutex);
-	if (!--tp->users)
-		pmclog_compat_unregister_tracepoints(tp, 1);
-	mutex_unlock(&pmclog_compat_tp_mutex);
-}

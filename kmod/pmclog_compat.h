@@ -151,14 +151,11 @@ struct pmclog_tracepoint {
 	const char		*name;
 	void			*probe;
 	struct tracepoint	*tp;
-	unsigned int		users;	/* pmclog_compat_tracepoint_get()'s */
 };
 
 int pmclog_compat_register_tracepoints(struct pmclog_tracepoint *tps,
 				       unsigned int n);
 void pmclog_compat_unregister_tracepoints(struct pmclog_tracepoint *tps,
 					  unsigned int n);
-int pmclog_compat_tracepoint_get(struct pmclog_tracepoint *tp);
-void pmclog_compat_tracepoint_put(struct pmclog_tracepoint *tp);
 
 #endif /* _PMCLOG_COMPAT_H */

@@ -130,14 +130,12 @@ static int pmclog_hrtimer_cpu_offline(unsigned int cpu, struct hlist_node *node)
 }
 
 /*
- * Process mode: the scheduler hook, on the switching CPU with interrupts
- * off and its runqueue locked (where perf starts and cancels its per-task
- * timers too), so never beside this CPU's timer callback.
+ * Process mode: from the scheduler hook (pmclog_proc.c), on the switching
+ * CPU with interrupts off and its runqueue locked (where perf starts and
+ * cancels its per-task timers too), so never beside this CPU's timer
+ * callback.
  */
-static void pmclog_hrtimer_sched_switch(void *data, bool preempt,
-					struct task_struct *prev,
-					struct task_struct *next,
-					unsigned int prev_state)
+void pmclog_hrtimer_switch(struct task_struct *prev, struct task_struct *next)
 {
 	struct pmclog_hrtimer_pmc *hp;
 
@@ -165,10 +163,6 @@ static void pmclog_hrtimer_sched_switch(void *data, bool preempt,
 		}
 	}
 }
-
-static struct pmclog_tracepoint pmclog_hrtimer_tp_switch = {
-	.name = "sched_switch", .probe = pmclog_hrtimer_sched_switch,
-};
 
 static int pmclog_hrtimer_alloc(struct pmclog_pmc *pmc)
 {
@@ -225,7 +219,6 @@ static void pmclog_hrtimer_stop_process(struct pmclog_hrtimer_pmc *hp)
 	list_del_rcu(&hp->switch_node);
 	mutex_unlock(&pmclog_hrtimer_mutex);
 	synchronize_rcu();
-	pmclog_compat_tracepoint_put(&pmclog_hrtimer_tp_switch);
 }
 
 static int pmclog_hrtimer_start(struct pmclog_pmc *pmc)
@@ -237,9 +230,6 @@ static int pmclog_hrtimer_start(struct pmclog_pmc *pmc)
 		return cpuhp_state_add_instance(pmclog_hrtimer_hp_state,
 						&hp->node);
 
-	ret = pmclog_compat_tracepoint_get(&pmclog_hrtimer_tp_switch);
-	if (ret)
-		return ret;
 	mutex_lock(&pmclog_hrtimer_mutex);
 	list_add_rcu(&hp->switch_node, &pmclog_hrtimer_process);
 	mutex_unlock(&pmclog_hrtimer_mutex);

@@ -368,11 +368,13 @@ pmclog_callchain_record(struct pmclog_cpu *pc, unsigned long slot,
 extern const struct pmclog_source_ops pmclog_hrtimer_ops;
 int pmclog_hrtimer_init(void);
 void pmclog_hrtimer_exit(void);
+void pmclog_hrtimer_switch(struct task_struct *prev, struct task_struct *next);
 
 /* pmclog_x86_pmu.c */
 extern const struct pmclog_source_ops pmclog_x86_pmu_ops;
 int pmclog_x86_pmu_init(void);
 void pmclog_x86_pmu_exit(void);
+void pmclog_x86_pmu_switch(struct task_struct *prev, struct task_struct *next);
 u16 pmclog_x86_pmu_kind(void);
 u8 pmclog_x86_pmu_vendor(void);
 const char *pmclog_x86_pmu_describe(void);

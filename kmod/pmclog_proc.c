@@ -7,6 +7,10 @@
  *   exit of its last thread taskstats_exit() entry (kprobe)  -> PROCEXIT
  *   exec                    setup_new_exec() entry (kprobe)  -> PROCEXEC
  *
+ * and the scheduler hook of the process-mode sources, which count only
+ * while a target runs: cpu-clock starts and cancels each CPU's timer,
+ * the PMU thaws and freezes its counters (sched_switch tracepoint).
+ *
  * exec is taken at setup_new_exec() rather than at the sched_process_exec
  * tracepoint: there the old address space is already gone (its MAP_OUTs
  * are written) but the new image is not mapped yet, so PROCEXEC comes
@@ -117,7 +121,28 @@ static void pmclog_proc_exit_tp(void *data, struct task_struct *t)
 		pmclog_proc_emit_exit(t);
 }
 
+/*
+ * Registered with the other hooks for as long as the module is loaded,
+ * not at each process-mode START and STOP: that flipped sched_switch's
+ * static key each time, text_poke_bp() in __schedule() while the other
+ * CPUs run it, and on 6.12-rt under TCG 90-churn ended in "Oops: int3" in
+ * __schedule() (as the module's own key did, pmclog_track.c).  With no
+ * log running it costs a load and a branch per context switch.
+ */
+static void pmclog_proc_switch(void *data, bool preempt,
+			       struct task_struct *prev,
+			       struct task_struct *next,
+			       unsigned int prev_state)
+{
+	if (!pmclog_track_active())
+		return;
+	pmclog_hrtimer_switch(prev, next);
+	pmclog_x86_pmu_switch(prev, next);
+}
+
+/* sched_process_exit last: not registered where taskstats_exit() is. */
 static struct pmclog_tracepoint pmclog_proc_tps[] = {
+	{ .name = "sched_switch", .probe = pmclog_proc_switch },
 	{ .name = "sched_process_fork", .probe = pmclog_proc_fork },
 	{ .name = "sched_process_exit", .probe = pmclog_proc_exit_tp },
 };

@@ -52,7 +52,6 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
-#include <linux/tracepoint.h>
 #include <asm/apic.h>
 #include <asm/cpufeature.h>
 #include <asm/nmi.h>
@@ -556,11 +555,12 @@ static int pmclog_x86_pmu_nmi(unsigned int cmd, struct pt_regs *regs)
 	return handled;
 }
 
-/* Process mode: the scheduler hook; irqs off, the runqueue locked. */
-static void pmclog_x86_pmu_sched_switch(void *data, bool preempt,
-					struct task_struct *prev,
-					struct task_struct *next,
-					unsigned int prev_state)
+/*
+ * Process mode: from the scheduler hook (pmclog_proc.c); irqs off, the
+ * runqueue locked.  Stop clears pc->active on every CPU by IPI, so once
+ * it returns no call here reads a slot's owner.
+ */
+void pmclog_x86_pmu_switch(struct task_struct *prev, struct task_struct *next)
 {
 	struct pmclog_pmu_cpu *pc = this_cpu_ptr(&pmclog_x86_pmu_pcpu);
 	u32 active = READ_ONCE(pc->active), out = 0, in = 0;
@@ -585,10 +585,6 @@ static void pmclog_x86_pmu_sched_switch(void *data, bool preempt,
 	pmclog_pmu_freeze(this_cpu_ptr(&pmclog_x86_pmu_cpu_caps), pc, out & ~in, now);
 	pmclog_pmu_thaw(this_cpu_ptr(&pmclog_x86_pmu_cpu_caps), pc, in & ~out, now);
 }
-
-static struct pmclog_tracepoint pmclog_x86_pmu_tp_switch = {
-	.name = "sched_switch", .probe = pmclog_x86_pmu_sched_switch,
-};
 
 /* ---------------------------------------------------------------- */
 /* The source                                                       */
@@ -706,13 +702,7 @@ static int pmclog_x86_pmu_start(struct pmclog_pmc *pmc)
 {
 	struct pmclog_x86_pmc *x = pmc->priv;
 	struct pmclog_owner *o = pmc->owner;
-	int ret;
 
-	if (o->mode == PMCLOG_ATTACH_PROCESS) {
-		ret = pmclog_compat_tracepoint_get(&pmclog_x86_pmu_tp_switch);
-		if (ret)
-			return ret;
-	}
 	cpus_read_lock();
 	mutex_lock(&pmclog_x86_pmu_mutex);
 	WRITE_ONCE(pmclog_x86_pmu_slot_owner[x->slot],
@@ -738,8 +728,6 @@ static void pmclog_x86_pmu_stop(struct pmclog_pmc *pmc)
 	WRITE_ONCE(pmclog_x86_pmu_slot_owner[x->slot], NULL);
 	mutex_unlock(&pmclog_x86_pmu_mutex);
 	cpus_read_unlock();
-	if (pmc->owner->mode == PMCLOG_ATTACH_PROCESS)
-		pmclog_compat_tracepoint_put(&pmclog_x86_pmu_tp_switch);
 }
 
 const struct pmclog_source_ops pmclog_x86_pmu_ops = {
