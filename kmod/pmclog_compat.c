@@ -12,7 +12,6 @@
 #include <linux/kstrtox.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/utsname.h>

@@ -336,7 +336,7 @@ void pmclog_vma_exit(void);
 int pmclog_vma_log_initial(struct pmclog_owner *o, u64 tstamp);
 unsigned long pmclog_vma_missed(void);
 
-/* pmclog_proc.c: exec, fork, exit */
+/* pmclog_proc.c: exec, fork, exit, and the scheduler hook */
 int pmclog_proc_init(void);
 void pmclog_proc_exit_hooks(void);
 unsigned long pmclog_proc_missed(void);

@@ -127,7 +127,8 @@ static void pmclog_proc_exit_tp(void *data, struct task_struct *t)
  * static key each time, text_poke_bp() in __schedule() while the other
  * CPUs run it, and on 6.12-rt under TCG 90-churn ended in "Oops: int3" in
  * __schedule() (as the module's own key did, pmclog_track.c).  With no
- * log running it costs a load and a branch per context switch.
+ * log running it costs a call, a load and a branch per context switch.
+ * The branch is still rewritten at insmod and rmmod: rarely, not never.
  */
 static void pmclog_proc_switch(void *data, bool preempt,
 			       struct task_struct *prev,

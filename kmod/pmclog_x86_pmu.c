@@ -8,7 +8,8 @@
  * the unit tests, which reaches the MSRs through pmclog_x86_msr.c and hands
  * samples and throttles to pmclog_sample.c; this file calls it and never
  * the other way round: detection, counter reservation, the per-CPU calls,
- * the NMI handler, CPU hotplug and the scheduler hook of process mode.
+ * the NMI handler, CPU hotplug and process mode's switch function (called
+ * by the scheduler hook of pmclog_proc.c).
  *
  * Sharing the PMU.  perf (and through it the NMI watchdog, KVM's virtual
  * PMUs) owns the PMU in practice.  The kernel's registry of PMU counters
