@@ -159,7 +159,29 @@ kernel_qemu_args() {
 	esac
 }
 
+# On every kernel, the sched_switch tracepoint held from boot.  QEMU 7.2's
+# multi-threaded TCG can miss a write to code that another vCPU runs:
+# after text_poke_bp() rewrites an instruction, that vCPU may go on
+# executing its stale translation, int3 included.  The int3 handler then
+# finds no int3 in memory and returns to it, for ever: read through
+# QEMU's gdbstub on 6.1-rt, CPU 1 looping in the int3 handler from
+# __schedule+0x1d3 with its runqueue locked and CPU 0 spinning on that
+# lock (92-procstorm, at insmod); "Oops: int3" in __schedule() on
+# 6.12-rt (90-churn, when the probe came and went with each recording).
+# The module's sched_switch probe would be that tracepoint's first, and
+# registering it flips a static key and a static call in __schedule(),
+# which both vCPUs run all the time.  Enabling the sched:sched_switch
+# event at boot, before the second CPU is up, registers two probes (the
+# event's, and ftrace's comm recording); a third changes neither, so
+# nothing in __schedule() is rewritten while the tests run.  /init turns
+# tracing off: nothing is recorded.  The module's kprobes are rewritten
+# at each insmod and rmmod too, which hangs the same way when their
+# functions run on the other vCPU (a loop of insmod and rmmod beside an
+# exec loop did, at setup_new_exec): scenarios load the module while the
+# machine is quiet.  Real CPUs, and KVM guests, see their own code
+# writes; this is for TCG.
 kernel_cmdline_extra() {
+	echo "trace_event=sched:sched_switch"
 	case "$1" in
 	# Every KASAN report, not only the first of the boot.  The debug
 	# kernel's vCPUs are slow enough for the boot's TSC sync check to

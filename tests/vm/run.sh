@@ -540,6 +540,12 @@ verdict() {
 
 	if grep -aq 'PMCLOG-VM: canary' "$txt"; then
 		tap ok "$rel: vm: reached /init in ${boot_secs}s"
+		# kernels.sh (kernel_cmdline_extra) says why.
+		if grep -aq 'PMCLOG-VM: sched:sched_switch is not held' "$txt"; then
+			tap "not ok" "$rel: vm: the sched_switch tracepoint is held from boot"
+		else
+			tap ok "$rel: vm: the sched_switch tracepoint is held from boot"
+		fi
 	else
 		tap "not ok" "$rel: vm: reached /init"
 		tail -n 30 "$txt" | sed 's/^/#   /'
