@@ -105,6 +105,13 @@ require_tool() {
 
 module_loaded() { grep -q '^pmclog ' /proc/modules; }
 
+# on_cpu1 PID WHAT: pin PID to CPU 1 where there is one, for scenarios
+# that churn there while CPU 0 starts, stops or loads.
+on_cpu1() {
+	[ "$(grep -c '^processor' /proc/cpuinfo)" -gt 1 ] || return 0
+	taskset -p 2 "$1" >/dev/null 2>&1 || diag "cannot pin $2 to CPU 1"
+}
+
 # module_load [PARAM=VALUE ...]: a fresh instance with these parameters.
 # With PMCLOG_COLLECTOR=bpf (run_with_bpf), the scenario runs against the
 # BPF collector instead: the module is taken out, and pmclog record,

@@ -26,9 +26,7 @@ STOP=$OUT/reload.stop
 rm -f "$STOP"
 ( while [ ! -e "$STOP" ]; do echo x; done | cat >/dev/null ) &
 pipe=$!
-if [ "$(grep -c '^processor' /proc/cpuinfo)" -gt 1 ]; then
-	taskset -p 2 "$pipe" >/dev/null 2>&1 || diag "cannot pin the pipe to CPU 1"
-fi
+on_cpu1 "$pipe" "the pipe"
 
 t0=$(date +%s)
 round=0

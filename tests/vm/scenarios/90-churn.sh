@@ -48,9 +48,7 @@ churn() {
 rm -f "$STOP"
 churn &
 churner=$!
-if [ "$(grep -c '^processor' /proc/cpuinfo)" -gt 1 ]; then
-	taskset -p 2 "$churner" >/dev/null 2>&1 || diag "cannot pin the churner to CPU 1"
-fi
+on_cpu1 "$churner" "the churner"
 
 t0=$(date +%s)
 round=0
