@@ -22,6 +22,13 @@
  * the log before CLOSELOG, and no pending record outlives its owner.  A
  * record that finds its ring full is lost, and counted in the next
  * DROPNOTIFY of its log.
+ *
+ * The work runs in batches: PMCLOG_DEFER_DELAY_MS after the first record
+ * that finds it idle, or at once when a ring is a quarter full.  Queued
+ * at each record, it woke a kworker for each mmap, and that wake-up and
+ * switch cost the mapping task more than perf's whole mmap event.  A
+ * record waits at most that delay longer; readers sort in a window of a
+ * second (pmclog_replay.h), and a flush runs the work at once.
  */
 #include <linux/dcache.h>
 #include <linux/err.h>
@@ -42,6 +49,9 @@
  */
 #define PMCLOG_DEFER_SLOTS	1024U
 
+/* How long the first record of a batch waits for others. */
+#define PMCLOG_DEFER_DELAY_MS	10
+
 struct pmclog_defer_ring {
 	raw_spinlock_t		lock;
 	unsigned int		head;	/* under lock */
@@ -51,7 +61,7 @@ struct pmclog_defer_ring {
 
 static struct pmclog_defer_ring **pmclog_defer_rings;	/* [nr_cpu_ids] */
 static struct workqueue_struct *pmclog_defer_wq;
-static struct work_struct pmclog_defer_work;
+static struct delayed_work pmclog_defer_work;
 /* The work item's; a work item never runs twice at once. */
 static void *pmclog_defer_buf;
 
@@ -64,7 +74,7 @@ void pmclog_defer_queue(struct pmclog_owner *o, const struct pmclog_deferred *d)
 	struct pmclog_defer_ring *ring;
 	struct pmclog_deferred *s;
 	unsigned long flags;
-	bool queued = false;
+	unsigned int fill = 0;	/* 0: the ring was full */
 
 	ring = pmclog_defer_rings[raw_smp_processor_id()];
 	raw_spin_lock_irqsave(&ring->lock, flags);
@@ -73,13 +83,18 @@ void pmclog_defer_queue(struct pmclog_owner *o, const struct pmclog_deferred *d)
 		*s = *d;
 		s->owner = o;
 		get_file(s->file);
-		queued = true;
+		fill = ring->head - ring->tail;
 	}
 	raw_spin_unlock_irqrestore(&ring->lock, flags);
-	if (queued)
-		queue_work(pmclog_defer_wq, &pmclog_defer_work);
-	else
+	if (!fill)
 		pmclog_log_add_record_drops(&o->log, d->cpu, 1);
+	else if (fill == PMCLOG_DEFER_SLOTS / 4)
+		/* A storm: run now, whatever the timer says. */
+		mod_delayed_work(pmclog_defer_wq, &pmclog_defer_work, 0);
+	else
+		/* Nothing if it is queued already: the batch's timer stands. */
+		queue_delayed_work(pmclog_defer_wq, &pmclog_defer_work,
+				   msecs_to_jiffies(PMCLOG_DEFER_DELAY_MS));
 }
 
 static bool pmclog_defer_pop(struct pmclog_defer_ring *ring,
@@ -154,9 +169,12 @@ static void pmclog_defer_run(struct work_struct *w)
  */
 void pmclog_defer_flush(void)
 {
-	/* Queued anew if it runs now: a run that starts after our call. */
-	queue_work(pmclog_defer_wq, &pmclog_defer_work);
-	flush_work(&pmclog_defer_work);
+	/*
+	 * Run now, or queued anew if it is running: either way a run that
+	 * starts after our call, and flush_delayed_work() waits for it.
+	 */
+	mod_delayed_work(pmclog_defer_wq, &pmclog_defer_work, 0);
+	flush_delayed_work(&pmclog_defer_work);
 }
 
 int pmclog_defer_init(void)
@@ -182,7 +200,7 @@ int pmclog_defer_init(void)
 	pmclog_defer_wq = alloc_workqueue("pmclog", WQ_UNBOUND | WQ_HIGHPRI, 0);
 	if (!pmclog_defer_wq)
 		goto err;
-	INIT_WORK(&pmclog_defer_work, pmclog_defer_run);
+	INIT_DELAYED_WORK(&pmclog_defer_work, pmclog_defer_run);
 	return 0;
 
 err:
