@@ -79,7 +79,7 @@ fi
 
 if [[ ${BENCH_NATIVE:-1} != 0 ]]; then
 	cc -std=gnu11 -O2 -g -Wall -Werror -Wno-unused-parameter \
-		-I"$repo/tests/bench/kshim" -I"$repo/kmod" -I"$repo/include/uapi" \
+		-I"$repo/tests/kshim" -I"$repo/kmod" -I"$repo/include/uapi" \
 		-o "$out/sample_path" "$repo/tests/bench/sample_path.c" \
 		"$repo/kmod/pmclog_sample.c" "$repo/kmod/pmclog_record.c" "$repo/kmod/pmclog_log.c"
 	if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; then

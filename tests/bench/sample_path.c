@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sample_path [SAMPLES [HZ]]: the module's sample path, compiled for
- * userland against tests/bench/kshim (one CPU, no interrupts), driven as
+ * userland against tests/kshim (one CPU, no interrupts), driven as
  * the cpu-clock source drives it at HZ (20000) on one CPU with HZ=250:
  * pmclog_sample_take() for each sample, the watermark's drain right after
  * the sample that raised it (its self-IPI), the tick's drain every 4 ms of

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The kernel, as much of it as kmod/pmclog_sample.c, pmclog_record.c and
- * pmclog_log.c use, for a userland build of the sample path that
- * tests/bench/sample_path.c runs under callgrind.  One CPU, no
- * interrupts: an irq_work is a flag the harness looks at, a lock a no-op,
- * the clock a counter.  What the module's code does between them is its
- * own code, compiled as is.
+ * pmclog_log.c use, for userland builds of them: the sample path that
+ * tests/bench/sample_path.c runs under callgrind, and the log's unit test
+ * (tests/unit/test_kmod_log.c).  One CPU, no interrupts: an irq_work is a
+ * flag the harness looks at, a lock a no-op, the clock a counter.  What
+ * the module's code does between them is its own code, compiled as is.
  */
 #ifndef KSHIM_H
 #define KSHIM_H
@@ -40,6 +40,7 @@ typedef __s32 s32;
 #define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
 #define smp_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
 #define smp_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define smp_mb()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 #define max(a, b)	((a) > (b) ? (a) : (b))
