@@ -62,7 +62,18 @@ struct pmclog_log {
 	u64			size;		/* power of two */
 	u64			head;		/* written; under lock */
 	u64			tail;		/* consumed; reader only */
-	bool			closed;		/* CLOSELOG is in; under lock */
+	/*
+	 * STOP sets @closing: writers and drop counts are refused from then
+	 * on, so CLOSELOG's totals are those at STOP.  The log ends (@closed:
+	 * read(2) returns 0 once it is empty) when the pending DROPNOTIFYs
+	 * and CLOSELOG are in: at STOP or, when the reader is too far behind
+	 * for them, as its read(2)s make room.  Written under lock, read
+	 * without it by read(2) and poll(2).
+	 */
+	bool			closing;
+	bool			closed;
+	u64			close_samples;
+	u64			close_samples_dropped;
 
 	/* Losses not yet told in a DROPNOTIFY, per CPU; under lock. */
 	u64			*pend_samples;

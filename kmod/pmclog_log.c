@@ -10,7 +10,9 @@
  * goes out in a DROPNOTIFY ahead of the next record that fits, so losses
  * are never silent, and the log ends with CLOSELOG's totals: those two
  * records carry the log's own counts, so it is here that they are written.
- * Writers never wait for the reader.
+ * Writers never wait for the reader; CLOSELOG does: when STOP finds the
+ * log too full for it, the read(2) that makes the room puts it in, so
+ * that every log a reader drains to its end ends with CLOSELOG.
  */
 #include <linux/kernel.h>
 #include <linux/minmax.h>
@@ -134,8 +136,8 @@ static void pmclog_log_wake(struct pmclog_log *log)
 /*
  * Append the @n records of @recs, each starting with a filled struct
  * pmclog_header, together, or drop them all (@n records counted).  Any
- * context but NMI, log->lock held.  Returns 0, -EPIPE once the log is
- * closed, or -ENOSPC when they were dropped.
+ * context but NMI, log->lock held.  Returns 0, -EPIPE from STOP on, or
+ * -ENOSPC when they were dropped.
  */
 static int pmclog_log_write_recs_locked(struct pmclog_log *log,
 					const void *const *recs,
@@ -145,7 +147,7 @@ static int pmclog_log_write_recs_locked(struct pmclog_log *log,
 	u64 len = 0;
 
 	lockdep_assert_held(&log->lock);
-	if (log->closed)
+	if (log->closing)
 		return -EPIPE;
 	if (!cpumask_empty(log->pend_cpus))
 		pmclog_log_put_drops(log);
@@ -198,7 +200,9 @@ int pmclog_log_write(struct pmclog_log *log, const void *rec)
 /*
  * A record for @log that was lost before it reached pmclog_log_write()
  * (its producer had no room); told in the next DROPNOTIFY, as the log's
- * own drops are.  Any context but NMI.
+ * own drops are.  Any context but NMI.  Not counted from STOP on, so that
+ * CLOSELOG's totals, taken at STOP, are the DROPNOTIFYs' sums (every
+ * producer has stopped by then: there should be none).
  */
 void pmclog_log_add_record_drops(struct pmclog_log *log, unsigned int cpu,
 				 u64 n)
@@ -206,17 +210,24 @@ void pmclog_log_add_record_drops(struct pmclog_log *log, unsigned int cpu,
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&log->lock, flags);
-	log->pend_records[cpu] += n;
-	log->records_dropped += n;
-	cpumask_set_cpu(cpu, log->pend_cpus);
+	if (!log->closing) {
+		log->pend_records[cpu] += n;
+		log->records_dropped += n;
+		cpumask_set_cpu(cpu, log->pend_cpus);
+	}
 	raw_spin_unlock_irqrestore(&log->lock, flags);
 }
 
-/* Samples that @cpu's ring lost; told in the next DROPNOTIFY.  Lock held. */
+/*
+ * Samples that @cpu's ring lost; told in the next DROPNOTIFY.  Lock held.
+ * Not counted from STOP on, as in pmclog_log_add_record_drops().
+ */
 void pmclog_log_add_sample_drops(struct pmclog_log *log, unsigned int cpu,
 				 u64 n)
 {
 	lockdep_assert_held(&log->lock);
+	if (log->closing)
+		return;
 	log->pend_samples[cpu] += n;
 	cpumask_set_cpu(cpu, log->pend_cpus);
 }
@@ -228,28 +239,50 @@ void pmclog_log_kick(struct pmclog_log *log)
 }
 
 /*
- * Write the pending DROPNOTIFYs and CLOSELOG, and end the log: read(2)
- * returns 0 once the reader has everything.  Process context; every
- * producer has stopped and the sample rings are drained.  If the reader
- * is so far behind that CLOSELOG finds no room, the log ends without it:
- * a log without CLOSELOG is known to be incomplete.
+ * Put the pending DROPNOTIFYs and CLOSELOG, and end the log, if they fit;
+ * else what fits, the rest at a later call.  After STOP: no writer puts
+ * anything before them any more.  Lock held.
+ */
+static void pmclog_log_end_locked(struct pmclog_log *log)
+{
+	struct pmclog_closelog c;
+
+	lockdep_assert_held(&log->lock);
+	if (log->closed)
+		return;
+	pmclog_log_put_drops(log);
+	if (!cpumask_empty(log->pend_cpus) || pmclog_log_free(log) < sizeof(c))
+		return;
+	pmclog_rec_closelog(&c, log->close_samples, log->close_samples_dropped,
+			    log->records_dropped, raw_smp_processor_id(),
+			    pmclog_clock());
+	pmclog_log_put(log, &c, sizeof(c));
+	/* Readers that see closed see CLOSELOG's head too. */
+	smp_store_release(&log->closed, true);
+}
+
+/*
+ * STOP: refuse writers from now on and end the log with the pending
+ * DROPNOTIFYs and CLOSELOG; read(2) returns 0 once the reader has them.
+ * Process context; every producer has stopped and the sample rings are
+ * drained.  If the reader is so far behind that they find no room, its
+ * read(2)s put them as they make room (pmclog_log_read()).
  */
 void pmclog_log_close(struct pmclog_log *log, u64 samples, u64 samples_dropped)
 {
-	struct pmclog_closelog c;
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&log->lock, flags);
-	if (!log->closed) {
-		pmclog_log_put_drops(log);
-		pmclog_rec_closelog(&c, samples, samples_dropped,
-				    log->records_dropped,
-				    raw_smp_processor_id(), pmclog_clock());
-		if (cpumask_empty(log->pend_cpus) &&
-		    pmclog_log_free(log) >= sizeof(c))
-			pmclog_log_put(log, &c, sizeof(c));
-		/* Readers that see closed see CLOSELOG's head too. */
-		smp_store_release(&log->closed, true);
+	if (!log->closing) {
+		log->close_samples = samples;
+		log->close_samples_dropped = samples_dropped;
+		WRITE_ONCE(log->closing, true);
+		/*
+		 * Pairs with the barrier in pmclog_log_read(): either we see
+		 * the room that a read made, or that read sees closing.
+		 */
+		smp_mb();
+		pmclog_log_end_locked(log);
 	}
 	raw_spin_unlock_irqrestore(&log->lock, flags);
 	wake_up_interruptible_poll(&log->wait, EPOLLIN | EPOLLRDNORM | EPOLLHUP);
@@ -258,7 +291,8 @@ void pmclog_log_close(struct pmclog_log *log, u64 samples, u64 samples_dropped)
 bool pmclog_log_readable(struct pmclog_log *log)
 {
 	/* Pairs with the release in pmclog_log_put(). */
-	return smp_load_acquire(&log->head) != log->tail || READ_ONCE(log->closed);
+	return smp_load_acquire(&log->head) != READ_ONCE(log->tail) ||
+	       READ_ONCE(log->closed);
 }
 
 /* Length of the record at @pos; its first 8 bytes never wrap. */
@@ -333,6 +367,19 @@ ssize_t pmclog_log_read(struct pmclog_log *log, char __user *ubuf,
 		goto out;
 	/* Writers may reuse the bytes once they see the tail move. */
 	smp_store_release(&log->tail, tail + n);
+	/*
+	 * Pairs with the barrier in pmclog_log_close(): a log that STOP
+	 * found too full to end gets what now fits of its end, the rest at
+	 * a later read; head != tail until it has ended.
+	 */
+	smp_mb();
+	if (READ_ONCE(log->closing) && !READ_ONCE(log->closed)) {
+		unsigned long flags;
+
+		raw_spin_lock_irqsave(&log->lock, flags);
+		pmclog_log_end_locked(log);
+		raw_spin_unlock_irqrestore(&log->lock, flags);
+	}
 	ret = n;
 out:
 	mutex_unlock(&log->read_mutex);

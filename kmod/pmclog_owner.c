@@ -7,10 +7,11 @@
  *   open      INITIALIZE
  *   ALLOCATE  PMCALLOCATE, with the caller's name of the event (and, for
  *             -g, room for the stacks: pmclog_callchain_reserve())
- *   STOP      CLOSELOG (pmclog_log_close())
+ *   STOP      CLOSELOG (pmclog_log_close(); or as read(2) makes room
+ *             for it, if the log is full)
  *
  *   NEW --ALLOCATE*--> NEW --ATTACH--> ATTACHED --START--> RUNNING
- *   any --STOP--> STOPPED (CLOSELOG written; the log only drains)
+ *   any --STOP--> STOPPED (no record but the log's end; it only drains)
  *
  * Every function here runs in process context; those named *_locked need
  * the owner's mutex.

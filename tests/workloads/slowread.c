@@ -1,23 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slowread [-F HZ] [-b BYTES] [-d MS] -o FILE CMD [ARGS...]: a reader of
- * /dev/pmclog that falls behind on purpose, so that the log overflows.
+ * slowread [-s] [-F HZ] [-b BYTES] [-d MS] -o FILE CMD [ARGS...]: a reader
+ * of /dev/pmclog that falls behind on purpose, so that the log overflows.
  *
  * It profiles CMD (cpu-clock at HZ, default 1000) as `pmclog record --
  * CMD` does, but reads at most BYTES (default 512) per read(2) and sleeps
  * MS milliseconds (default 20) after each, while CMD runs.  Once CMD has
  * exited nothing new comes into the log: it reads what is left, stops the
- * log, and reads up to CLOSELOG and read(2)'s 0.  Every byte read goes to
- * FILE unchanged, a log for `pmclog dump`.  Prints
+ * log, and reads up to CLOSELOG and read(2)'s 0.  With -s it reads
+ * nothing at all until CMD has exited, then stops the log at once: STOP
+ * finds the log as full as CMD left it.  Every byte read goes to FILE
+ * unchanged, a log for `pmclog dump`.  Prints
  *
  *   slowread: reads=N bytes=N small_reads=N small_max=N records=N
  *             dropnotify=N samples_dropped=N records_dropped=N
- *             closelog=0|1 status=S
+ *             closelog=N after_stop=N status=S
  *
  * (on one line): all reads and bytes; the reads of at most BYTES while CMD
  * ran and the most one of them returned; the sums over the DROPNOTIFY
- * records it read, and CMD's wait(2) status.  Exits 0 when every read(2) returned whole records and
- * CMD exited 0; 65 (EX_DATAERR) on a malformed read, 71 on other errors.
+ * records it read; the CLOSELOG records it read and the bytes read after
+ * STOP; CMD's wait(2) status.  Exits 0 when every read(2) returned whole
+ * records and CMD exited 0; 65 (EX_DATAERR) on a malformed read, 71 on
+ * other errors.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -112,13 +116,17 @@ int main(int argc, char **argv)
 	unsigned long long ms = 20;
 	unsigned char *buf;
 	const char *path = NULL;
+	unsigned long long stopped_at;
 	size_t want = 512;
-	int go[2], opt, status = 0;
+	int go[2], opt, status = 0, late = 0;
 	pid_t pid;
 	char c = 'g';
 
-	while ((opt = getopt(argc, argv, "+F:b:d:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "+sF:b:d:o:")) != -1) {
 		switch (opt) {
+		case 's':
+			late = 1;
+			break;
 		case 'F':
 			alloc.period = strtoull(optarg, NULL, 0);
 			break;
@@ -171,34 +179,42 @@ int main(int argc, char **argv)
 		die("release CMD");
 	close(go[1]);
 
-	/* Behind on purpose while CMD runs. */
 	pfd.fd = dev;
-	while (waitpid(pid, &status, WNOHANG) == 0) {
-		if (poll(&pfd, 1, 100) > 0 && read_some(buf, want) == 0)
-			break;
-		usleep(ms * 1000);
+	if (late) {
+		/* Not there at all while CMD runs. */
+		while (waitpid(pid, &status, 0) < 0)
+			if (errno != EINTR)
+				die("waitpid");
+	} else {
+		/* Behind on purpose while CMD runs. */
+		while (waitpid(pid, &status, WNOHANG) == 0) {
+			if (poll(&pfd, 1, 100) > 0 && read_some(buf, want) == 0)
+				break;
+			usleep(ms * 1000);
+		}
+		/* CMD is gone: catch up, then STOP finds room for CLOSELOG. */
+		if (fcntl(dev, F_SETFL, O_NONBLOCK))
+			die("fcntl O_NONBLOCK");
+		while (read_some(buf, BIG) > 0)
+			;
+		if (fcntl(dev, F_SETFL, 0))
+			die("fcntl");
 	}
-	/* CMD is gone: catch up, then STOP finds room for CLOSELOG. */
-	if (fcntl(dev, F_SETFL, O_NONBLOCK))
-		die("fcntl O_NONBLOCK");
-	while (read_some(buf, BIG) > 0)
-		;
 	if (ioctl(dev, PMCLOG_IOC_STOP))
 		die("PMCLOG_IOC_STOP");
-	if (fcntl(dev, F_SETFL, 0))
-		die("fcntl");
+	stopped_at = bytes;
 	while (read_some(buf, BIG) > 0)
 		;
 	if (close(out))
 		die(path);
 
-	printf("slowread: reads=%llu bytes=%llu small_reads=%llu small_max=%llu records=%llu dropnotify=%llu samples_dropped=%llu records_dropped=%llu closelog=%llu status=%d\n",
+	printf("slowread: reads=%llu bytes=%llu small_reads=%llu small_max=%llu records=%llu dropnotify=%llu samples_dropped=%llu records_dropped=%llu closelog=%llu after_stop=%llu status=%d\n",
 	       reads, bytes, small_reads, small_max, records, dropnotify,
-	       samples_dropped,
-	       records_dropped, closelog, status);
+	       samples_dropped, records_dropped, closelog, bytes - stopped_at,
+	       status);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 
 usage:
-	fprintf(stderr, "usage: slowread [-F HZ] [-b BYTES] [-d MS] -o FILE CMD [ARGS...]\n");
+	fprintf(stderr, "usage: slowread [-s] [-F HZ] [-b BYTES] [-d MS] -o FILE CMD [ARGS...]\n");
 	return 64;	/* EX_USAGE */
 }

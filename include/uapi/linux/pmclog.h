@@ -41,7 +41,9 @@
  * poll(2) reports POLLIN when a record is waiting.  After
  * PMCLOG_IOC_STOP the log ends with CLOSELOG and read(2) then returns 0.
  * When the reader falls behind, the kernel drops records (never blocks)
- * and says how many in the next DROPNOTIFY.
+ * and says how many in the next DROPNOTIFY.  The last DROPNOTIFYs and
+ * CLOSELOG are never dropped: when STOP finds the log too full for them,
+ * they go in as read(2) makes room.
  */
 #ifndef _UAPI_LINUX_PMCLOG_H
 #define _UAPI_LINUX_PMCLOG_H

@@ -1,13 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 120
+# timeout: 180
 #
 # A reader too slow for its log (logbuffersize=64, the smallest): the
-# kernel drops records rather than wait, and says how many.  Two readers:
-# tests/workloads/slowread, which reads 512 bytes every 20 ms while an
-# mmap storm runs under it, and `pmclog record -a` stopped (SIGSTOP) for
-# the length of a storm.  Either way: every read(2) returns whole
-# records, the log is well formed and ends with CLOSELOG, the log did
+# kernel drops records rather than wait, and says how many.  Three
+# readers: tests/workloads/slowread, which reads 512 bytes every 20 ms
+# while an mmap storm runs under it; slowread -s, which reads nothing
+# until the storm is over and stops the log full (its DROPNOTIFY and
+# CLOSELOG go in as its reads make room); and `pmclog record -a` stopped
+# (SIGSTOP) for the length of a storm.  Each way: every read(2) returns
+# whole records, the log is well formed and ends with CLOSELOG, the log did
 # overflow, the DROPNOTIFY records add up to CLOSELOG's totals and to
 # what the tools report (slowread's own sums, the recorder's summary,
 # `pmclog report`), no count exceeds what the workload did, and no more
@@ -73,6 +75,22 @@ is "$(kv_of "$OUT/slow.sr" dropnotify) $(kv_of "$OUT/slow.sr" samples_dropped) $
 # (slowread's exit status), none longer than asked for.
 at_least "$(kv_of "$OUT/slow.sr" small_reads)" 1 "slow: slowread read in small pieces while mapstorm ran"
 in_band "$(kv_of "$OUT/slow.sr" small_max)" 1 512 "slow: no read(2) of 512 bytes returned more"
+
+# --- slowread -s: no read until the storm is over, then STOP, the log full
+bounded 60 /bin/slowread -s -F 1000 -o "$OUT/full.pmclog" -- \
+	/bin/mapstorm -t 2 -r 150 "$FILE" >"$OUT/full.out" 2>"$OUT/full.err"
+is "$?" 0 "slowread -s exits 0: every read(2) returned whole records" ||
+	diag "slowread: $(tail -n 2 "$OUT/full.err")"
+grep '^mapstorm:' "$OUT/full.out" >"$OUT/full.ms"
+grep '^slowread:' "$OUT/full.out" >"$OUT/full.sr"
+# Everything came after STOP: the whole 64 KiB log, but for less than a
+# record that found no room, and then what STOP could not put in.
+at_least "$(kv_of "$OUT/full.sr" after_stop)" $((64 * 1024 - 256)) \
+	"full: STOP found the log full (64 KiB read after it)"
+check_log full "$(kv_of "$OUT/full.ms" pid)"
+is "$(kv_of "$OUT/full.sr" closelog)" 1 "full: slowread read one CLOSELOG"
+is "$(kv_of "$OUT/full.sr" dropnotify) $(kv_of "$OUT/full.sr" records_dropped)" \
+	"$dn $dn_records" "full: slowread's own sums over what it read are the dump's"
 
 # --- pmclog record, stopped while a storm fills its log
 pmclog record --no-kallsyms -a -F 1000 -o "$OUT/stopped.pmclog" >/dev/null 2>"$OUT/stopped.err" &
