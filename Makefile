@@ -82,7 +82,7 @@ SAN_DIR		:= build/sanitize
 
 unit-sanitize: deps
 	rm -rf $(SAN_DIR) && mkdir -p $(SAN_DIR)
-	git ls-files -co --exclude-standard -z -- include kmod tools tests/unit | \
+	git ls-files -co --exclude-standard -z -- include kmod tools tests/unit tests/kshim | \
 		tar --null -T - -cf - | tar -xf - -C $(SAN_DIR)
 	ASAN_OPTIONS=detect_leaks=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

@@ -17,14 +17,6 @@
 
 #include "pmclog_kern.h"
 
-unsigned int nr_cpu_ids = 1;
-unsigned long jiffies;
-u64 kshim_ns;
-struct apic *apic;
-struct cpuinfo_x86 boot_cpu_data = { .x86 = 6, .x86_model = 85, .x86_stepping = 4 };
-static struct task_struct task = { .tgid = 100, .pid = 101 };
-struct task_struct *current = &task;
-
 /* pmclog_main.c's defaults. */
 unsigned int pmclog_nsamples = 512;
 unsigned int pmclog_drain_watermark = 25;
@@ -77,9 +69,6 @@ pmclog_callchain_record(struct pmclog_cpu *pc, unsigned long slot,
 	fprintf(stderr, "sample_path: a stack recorded for a PMC without -g\n");
 	abort();
 }
-
-u16 pmclog_x86_pmu_kind(void) { return PMCLOG_PMU_NONE; }
-u8 pmclog_x86_pmu_vendor(void) { return PMCLOG_CPU_VENDOR_INTEL; }
 
 static void run_if_pending(struct irq_work *w)
 {

@@ -58,7 +58,8 @@ function khz(r) { return sprintf("%g kHz", r / 1000) }
 	if (kv($0, "status") != 0) why[t] = sprintf("%s: exit %s", khz(r), kv($0, "status"))
 	else if (kv($0, "lost_samples") + kv($0, "lost_records") > 0) {
 		tot = kv($0, "samples") + kv($0, "lost_samples")
-		why[t] = sprintf("%s: %.2g%% lost", khz(r), 100 * kv($0, "lost_samples") / (tot ? tot : 1))
+		why[t] = sprintf("%s: %.2g%% of samples lost, %d records", khz(r),
+			100 * kv($0, "lost_samples") / (tot ? tot : 1), kv($0, "lost_records"))
 	} else {
 		best[t] = r
 		# Samples a CPU a second, over the rate asked for: what the

@@ -4,8 +4,9 @@
  * pmclog_log.c use, for userland builds of them: the sample path that
  * tests/bench/sample_path.c runs under callgrind, and the log's unit test
  * (tests/unit/test_kmod_log.c).  One CPU, no interrupts: an irq_work is a
- * flag the harness looks at, a lock a no-op, the clock a counter.  What
- * the module's code does between them is its own code, compiled as is.
+ * flag the harness looks at, a lock a no-op, the clock a counter; kshim.c
+ * defines the globals.  What the module's code does between them is its
+ * own code, compiled as is.
  */
 #ifndef KSHIM_H
 #define KSHIM_H

@@ -19,18 +19,6 @@
 
 #include "pmclog_kern.h"
 
-unsigned int nr_cpu_ids = 1;
-unsigned long jiffies;
-u64 kshim_ns;
-struct apic *apic;
-struct cpuinfo_x86 boot_cpu_data = { .x86 = 6, .x86_model = 85, .x86_stepping = 4 };
-static struct task_struct task = { .tgid = 100, .pid = 101 };
-struct task_struct *current = &task;
-
-/* pmclog_record.c's INITIALIZE asks the PMU code; no PMU here. */
-u16 pmclog_x86_pmu_kind(void) { return PMCLOG_PMU_NONE; }
-u8 pmclog_x86_pmu_vendor(void) { return PMCLOG_CPU_VENDOR_INTEL; }
-
 #define LOG_SIZE	4096U
 
 /* A PROCFORK (24 bytes): the smallest record a hook writes. */
