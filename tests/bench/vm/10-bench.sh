@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 1080
+# timeout: 1800
 #
 # The VM half of make bench (tests/bench/run.sh), in one boot:
 #
