@@ -117,6 +117,20 @@ static void read_to_end(struct pmclog_log *log, size_t count,
 	assert_int_equal(read_some(log, count, seen), 0);
 }
 
+/*
+ * What every log read to its end has: the @forks written, then its end,
+ * CLOSELOG last, once, whose records_dropped the DROPNOTIFYs add up to.
+ */
+static void assert_ended(const struct seen *seen, unsigned int forks,
+			 u64 records_dropped)
+{
+	assert_int_equal(seen->forks, forks);
+	assert_int_equal(seen->drop_records, records_dropped);
+	assert_int_equal(seen->closelogs, 1);
+	assert_false(seen->after_closelog);
+	assert_int_equal(seen->closelog.records_dropped, records_dropped);
+}
+
 /* Fill the log with PROCFORKs until @drops of them found no room. */
 static unsigned int fill(struct pmclog_log *log, unsigned int drops)
 {
@@ -149,14 +163,10 @@ static void test_close_with_room(void **state)
 	/* Not counted: CLOSELOG's totals are those at STOP. */
 	pmclog_log_add_record_drops(log, 0, 5);
 	read_to_end(log, LOG_SIZE, &seen);
-	assert_int_equal(seen.forks, 2);
+	assert_ended(&seen, 2, 2);
 	assert_int_equal(seen.dropnotifies, 1);
-	assert_int_equal(seen.drop_records, 2);
-	assert_int_equal(seen.closelogs, 1);
-	assert_false(seen.after_closelog);
 	assert_int_equal(seen.closelog.samples, 100);
 	assert_int_equal(seen.closelog.samples_dropped, 7);
-	assert_int_equal(seen.closelog.records_dropped, 2);
 }
 
 /*
@@ -182,13 +192,9 @@ static void test_close_full(void **state)
 	assert_int_equal(seen.closelogs, 0);
 
 	read_to_end(log, LOG_SIZE, &seen);
-	assert_int_equal(seen.forks, written);
+	assert_ended(&seen, written, 3);
 	assert_int_equal(seen.dropnotifies, 1);
-	assert_int_equal(seen.drop_records, 3);
-	assert_int_equal(seen.closelogs, 1);
-	assert_false(seen.after_closelog);
 	assert_int_equal(seen.closelog.samples, 50);
-	assert_int_equal(seen.closelog.records_dropped, 3);
 }
 
 /* A full log read one record at a time, as a reader with a small buffer. */
@@ -201,11 +207,7 @@ static void test_close_full_small_reads(void **state)
 	pmclog_log_add_record_drops(log, 0, 4);	/* the deferred hooks' */
 	pmclog_log_close(log, 0, 0);
 	read_to_end(log, sizeof(struct pmclog_closelog), &seen);
-	assert_int_equal(seen.forks, written);
-	assert_int_equal(seen.drop_records, 9);
-	assert_int_equal(seen.closelogs, 1);
-	assert_false(seen.after_closelog);
-	assert_int_equal(seen.closelog.records_dropped, 9);
+	assert_ended(&seen, written, 9);
 }
 
 int main(void)
