@@ -11,8 +11,8 @@
  * are never silent, and the log ends with CLOSELOG's totals: those two
  * records carry the log's own counts, so it is here that they are written.
  * Writers never wait for the reader; CLOSELOG does: when STOP finds the
- * log too full for it, the read(2) that makes the room puts it in, so
- * that every log a reader drains to its end ends with CLOSELOG.
+ * log too full for it, it goes in as read(2)s make room, so that every
+ * log a reader drains to its end ends with CLOSELOG.
  */
 #include <linux/kernel.h>
 #include <linux/minmax.h>

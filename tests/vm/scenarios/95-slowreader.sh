@@ -60,16 +60,25 @@ EOF
 		"$1: MAP_IN, MAP_OUT and PCSAMPLE missing: no more than the records dropped"
 }
 
+# slowread_storm NAME ARGS...: slowread ARGS over an mmap storm into
+# NAME.pmclog, then check_log, and slowread's own sums over what it read
+# against the dump's.  NAME.sr is slowread's line, for the checks of each.
+slowread_storm() {
+	sr_name=$1
+	shift
+	bounded 60 /bin/slowread "$@" -F 1000 -o "$OUT/$sr_name.pmclog" -- \
+		/bin/mapstorm -t 2 -r 150 "$FILE" >"$OUT/$sr_name.out" 2>"$OUT/$sr_name.err"
+	is "$?" 0 "$sr_name: slowread $* exits 0: every read(2) returned whole records" ||
+		diag "slowread: $(tail -n 2 "$OUT/$sr_name.err")"
+	grep '^mapstorm:' "$OUT/$sr_name.out" >"$OUT/$sr_name.ms"
+	grep '^slowread:' "$OUT/$sr_name.out" >"$OUT/$sr_name.sr"
+	check_log "$sr_name" "$(kv_of "$OUT/$sr_name.ms" pid)"
+	is "$(kv_of "$OUT/$sr_name.sr" dropnotify) $(kv_of "$OUT/$sr_name.sr" samples_dropped) $(kv_of "$OUT/$sr_name.sr" records_dropped)" \
+		"$dn $dn_samples $dn_records" "$sr_name: slowread's own sums over what it read are the dump's"
+}
+
 # --- slowread: a reader that lags behind, by design
-bounded 60 /bin/slowread -F 1000 -b 512 -d 20 -o "$OUT/slow.pmclog" -- \
-	/bin/mapstorm -t 2 -r 150 "$FILE" >"$OUT/slow.out" 2>"$OUT/slow.err"
-is "$?" 0 "slowread exits 0: every read(2) returned whole records" ||
-	diag "slowread: $(tail -n 2 "$OUT/slow.err")"
-grep '^mapstorm:' "$OUT/slow.out" >"$OUT/slow.ms"
-grep '^slowread:' "$OUT/slow.out" >"$OUT/slow.sr"
-check_log slow "$(kv_of "$OUT/slow.ms" pid)"
-is "$(kv_of "$OUT/slow.sr" dropnotify) $(kv_of "$OUT/slow.sr" samples_dropped) $(kv_of "$OUT/slow.sr" records_dropped)" \
-	"$dn $dn_samples $dn_records" "slow: slowread's own sums over what it read are the dump's"
+slowread_storm slow -b 512 -d 20
 # How many 512-byte reads fit while mapstorm runs depends on how fast the
 # machine is (a handful here, under TCG): at least one, each of whole records
 # (slowread's exit status), none longer than asked for.
@@ -77,20 +86,12 @@ at_least "$(kv_of "$OUT/slow.sr" small_reads)" 1 "slow: slowread read in small p
 in_band "$(kv_of "$OUT/slow.sr" small_max)" 1 512 "slow: no read(2) of 512 bytes returned more"
 
 # --- slowread -s: no read until the storm is over, then STOP, the log full
-bounded 60 /bin/slowread -s -F 1000 -o "$OUT/full.pmclog" -- \
-	/bin/mapstorm -t 2 -r 150 "$FILE" >"$OUT/full.out" 2>"$OUT/full.err"
-is "$?" 0 "slowread -s exits 0: every read(2) returned whole records" ||
-	diag "slowread: $(tail -n 2 "$OUT/full.err")"
-grep '^mapstorm:' "$OUT/full.out" >"$OUT/full.ms"
-grep '^slowread:' "$OUT/full.out" >"$OUT/full.sr"
+slowread_storm full -s
 # Everything came after STOP: the whole 64 KiB log, but for less than a
 # record that found no room, and then what STOP could not put in.
 at_least "$(kv_of "$OUT/full.sr" after_stop)" $((64 * 1024 - 256)) \
 	"full: STOP found the log full (64 KiB read after it)"
-check_log full "$(kv_of "$OUT/full.ms" pid)"
 is "$(kv_of "$OUT/full.sr" closelog)" 1 "full: slowread read one CLOSELOG"
-is "$(kv_of "$OUT/full.sr" dropnotify) $(kv_of "$OUT/full.sr" records_dropped)" \
-	"$dn $dn_records" "full: slowread's own sums over what it read are the dump's"
 
 # --- pmclog record, stopped while a storm fills its log
 pmclog record --no-kallsyms -a -F 1000 -o "$OUT/stopped.pmclog" >/dev/null 2>"$OUT/stopped.err" &
