@@ -133,6 +133,8 @@ struct recorder {
 		pthread_t thread;
 		bool running;		/* started, not joined */
 		atomic_bool done;	/* the thread has finished */
+		atomic_int tid;		/* the thread's, once at nice 19; or 0 */
+		atomic_bool hurry;	/* the recording is over: back to nice 0 */
 		struct pmclog_kallsyms *ks;
 		int ret;
 		long long ms;
@@ -761,7 +763,15 @@ static void *kallsyms_thread(void *arg)
 	struct timespec t0;
 	FILE *f;
 
+	/*
+	 * Out of the workload's way while it runs; kallsyms_collect() puts
+	 * it back once the recording has stopped and only it is waited for.
+	 * With hurry and tid seq_cst, one of the two sees the other.
+	 */
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+	atomic_store(&kr->tid, (int)syscall(SYS_gettid));
+	if (atomic_load(&kr->hurry))
+		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	f = fopen(KALLSYMS, "re");
 	kr->ret = f ? pmclog_kallsyms__read(f, &kr->ks) : -errno;
@@ -793,6 +803,8 @@ static void kallsyms_start(struct recorder *rec)
 	int err;
 
 	atomic_init(&kr->done, false);
+	atomic_init(&kr->tid, 0);
+	atomic_init(&kr->hurry, false);
 	err = pthread_create(&kr->thread, NULL, kallsyms_thread, kr);
 	if (!err) {
 		kr->running = true;
@@ -804,19 +816,31 @@ static void kallsyms_start(struct recorder *rec)
 }
 
 /*
- * Hand the symbols to the writer once read: at once when wait (before
- * STOP: the writer places them before CLOSELOG), else only if the
- * thread is done.  Without them a report needs the kernel's files (-k):
- * a failure is said, not fatal.
+ * Hand the symbols to the writer once read: at once when wait (after
+ * STOP, before the rest of the log is copied: the writer places them
+ * before CLOSELOG), else only if the thread is done.  Without them a
+ * report needs the kernel's files (-k): a failure is said, not fatal.
  */
 static void kallsyms_collect(struct recorder *rec, bool wait)
 {
 	struct kallsyms_reader *kr = &rec->kr;
+	int tid;
 
 	if (!kr->running || (!wait && !atomic_load(&kr->done)))
 		return;
-	if (!pthread_equal(kr->thread, pthread_self()))
+	if (!pthread_equal(kr->thread, pthread_self())) {
+		/*
+		 * At nice 19 beside busy CPUs the thread may not have run
+		 * yet: the recording is over, nothing is left to yield to.
+		 * Back to nice 0, if we may (RLIMIT_NICE): else it finishes
+		 * at 19.
+		 */
+		atomic_store(&kr->hurry, true);
+		tid = atomic_load(&kr->tid);
+		if (tid && !atomic_load(&kr->done))
+			setpriority(PRIO_PROCESS, (id_t)tid, 0);
 		pthread_join(kr->thread, NULL);
+	}
 	kr->running = false;
 	if (kr->ret == -EPERM)
 		warnx("%s shows every address as 0 (kernel.kptr_restrict, or no CAP_SYSLOG): no kernel symbols saved; report -k DIR can name kernel functions",
@@ -992,8 +1016,12 @@ static void stop_and_drain(struct recorder *rec)
 {
 	int ret;
 
-	/* The symbols go before CLOSELOG: the writer has them first. */
-	kallsyms_collect(rec, true);
+	/*
+	 * STOP before waiting for the kernel's symbols: a kallsyms thread
+	 * that the workload kept from running reads them now, neither
+	 * sampled nor filling the log while nobody copies it.  They go
+	 * before CLOSELOG: the writer has them before the rest is copied.
+	 */
 	if (rec->stop != STOP_LOG_ENDED) {
 		ret = pmclog_device__stop(rec->dev);
 		if (ret) {
@@ -1001,8 +1029,10 @@ static void stop_and_drain(struct recorder *rec)
 			      strerror(-ret));
 			set_error(rec, EX_OSERR);
 		}
-		drain_log(rec);
 	}
+	kallsyms_collect(rec, true);
+	if (rec->stop != STOP_LOG_ENDED)
+		drain_log(rec);
 	/* What is held back, and the symbols of a log without CLOSELOG. */
 	ret = pmclog_writer__finish(rec->writer);
 	if (ret)
