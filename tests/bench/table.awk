@@ -117,6 +117,23 @@ END {
 					cell["perf"], cell["pmclog"], cell["bpf"], ratio)
 				jb[w] = b
 			}
+			# xz's added time over the samples of a run (the mean over
+			# the rounds): the tools compared at the same number of
+			# samples, when one's timer kept fewer than the other's.
+			for (ti = 1; ti <= 3; ti++) {
+				t = tool[ti]
+				k = t SUBSEP m SUBSEP r SUBSEP "own"
+				nps = cnt[k] ? s[t, m, r] / cnt[k] : 0
+				pps[t] = nps > 0 && med(k) > b ? (med(k) - b) * 1e6 / nps : -1
+				pcell[t] = pps[t] < 0 ? "-" : sprintf("%.1f (%d samples)", pps[t], nps)
+			}
+			ratio = "-"
+			if (pps["perf"] > 0 && pps["pmclog"] >= 0)
+				ratio = sprintf("%.2fx perf per sample", pps["pmclog"] / pps["perf"])
+			if (pps["perf"] > 0 && pps["bpf"] >= 0)
+				ratio = ratio sprintf(" (%.2fx)", pps["bpf"] / pps["perf"])
+			row(sprintf("%s %s, xz alone: us added per sample", m, khz(r)),
+				pcell["perf"], pcell["pmclog"], pcell["bpf"], ratio)
 			for (ti = 1; ti <= 3; ti++) {
 				t = tool[ti]
 				tot = s[t, m, r] + lost[t, m, r]
@@ -130,9 +147,9 @@ END {
 			j = j (nj++ ? "," : "") sprintf("\n    {\"mode\": \"%s\", \"rate_hz\": %d, \"bare_whole_s_median\": %s, \"bare_own_s_median\": %s", m, r, jnum(jb[1]), jnum(jb[2]))
 			for (ti = 1; ti <= 3; ti++) {
 				t = tool[ti]
-				j = j sprintf(", \"%s\": {\"runs\": %d, \"whole_s_median\": %s, \"whole_s_min\": %s, \"own_s_median\": %s, \"own_s_min\": %s, \"samples\": %d, \"samples_lost\": %d, \"records_lost\": %d, \"bytes_per_sample\": %s}",
+				j = j sprintf(", \"%s\": {\"runs\": %d, \"whole_s_median\": %s, \"whole_s_min\": %s, \"own_s_median\": %s, \"own_s_min\": %s, \"samples\": %d, \"samples_lost\": %d, \"records_lost\": %d, \"bytes_per_sample\": %s, \"own_us_added_per_sample\": %s}",
 					t, cnt[t SUBSEP m SUBSEP r SUBSEP "whole"], jnum(jm[t, 1]), jnum(jx[t, 1]), jnum(jm[t, 2]), jnum(jx[t, 2]),
-					s[t, m, r], lost[t, m, r], lostrec[t, m, r], jnum(bps[t]))
+					s[t, m, r], lost[t, m, r], lostrec[t, m, r], jnum(bps[t]), jnum(pps[t]))
 			}
 			j = j "}"
 		}
