@@ -132,9 +132,17 @@ struct recorder {
 	struct kallsyms_reader {
 		pthread_t thread;
 		bool running;		/* started, not joined */
+		bool threaded;		/* else read in kallsyms_start() */
+		int nice;		/* the recorder's, to go back to */
+		/*
+		 * tid, hurry, and done's store against the setpriority() of
+		 * that tid: the thread does not exit (freeing its tid) in
+		 * between.
+		 */
+		pthread_mutex_t lock;
+		pid_t tid;		/* the thread's, once at nice 19; or 0 */
+		bool hurry;		/* the recording is over: back to nice */
 		atomic_bool done;	/* the thread has finished */
-		atomic_int tid;		/* the thread's, once at nice 19; or 0 */
-		atomic_bool hurry;	/* the recording is over: back to nice 0 */
 		struct pmclog_kallsyms *ks;
 		int ret;
 		long long ms;
@@ -766,12 +774,19 @@ static void *kallsyms_thread(void *arg)
 	/*
 	 * Out of the workload's way while it runs; kallsyms_collect() puts
 	 * it back once the recording has stopped and only it is waited for.
-	 * With hurry and tid seq_cst, one of the two sees the other.
+	 * Read in kallsyms_start() itself, before the command is released,
+	 * it yields to nothing.
 	 */
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
-	atomic_store(&kr->tid, (int)syscall(SYS_gettid));
-	if (atomic_load(&kr->hurry))
-		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 0);
+	if (kr->threaded) {
+		pid_t tid = (pid_t)syscall(SYS_gettid);
+
+		setpriority(PRIO_PROCESS, (id_t)tid, 19);
+		pthread_mutex_lock(&kr->lock);
+		kr->tid = tid;
+		if (kr->hurry)
+			setpriority(PRIO_PROCESS, (id_t)tid, kr->nice);
+		pthread_mutex_unlock(&kr->lock);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	f = fopen(KALLSYMS, "re");
 	kr->ret = f ? pmclog_kallsyms__read(f, &kr->ks) : -errno;
@@ -787,32 +802,37 @@ static void *kallsyms_thread(void *arg)
 		kr->ks = NULL;
 	}
 	kr->ms = ms_since(&t0);
+	pthread_mutex_lock(&kr->lock);
 	atomic_store(&kr->done, true);
+	pthread_mutex_unlock(&kr->lock);
 	return NULL;
 }
 
 /*
  * Read the kernel's symbols beside the recording, started just after
- * START: they are the kernel of START (a module unloaded later is still
- * there), and the command does not wait for them.  Without a thread
- * they are read here, as before.
+ * START, and the command does not wait for them.  They are the kernel of
+ * when the thread reads them: at the latest just after STOP, so a module
+ * unloaded before may be missing (its samples then need report -k).
+ * Without a thread they are read here, before the command is released.
  */
 static void kallsyms_start(struct recorder *rec)
 {
 	struct kallsyms_reader *kr = &rec->kr;
-	int err;
+	int nice;
 
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, 0);	/* this thread's */
+	kr->nice = errno ? 0 : nice;
+	kr->tid = 0;
+	kr->hurry = false;
 	atomic_init(&kr->done, false);
-	atomic_init(&kr->tid, 0);
-	atomic_init(&kr->hurry, false);
-	err = pthread_create(&kr->thread, NULL, kallsyms_thread, kr);
-	if (!err) {
-		kr->running = true;
+	pthread_mutex_init(&kr->lock, NULL);
+	kr->threaded = true;
+	kr->running = true;
+	if (!pthread_create(&kr->thread, NULL, kallsyms_thread, kr))
 		return;
-	}
+	kr->threaded = false;
 	kallsyms_thread(kr);
-	kr->running = true;	/* joined by nothing: kallsyms_collect() knows */
-	kr->thread = pthread_self();
 }
 
 /*
@@ -824,23 +844,25 @@ static void kallsyms_start(struct recorder *rec)
 static void kallsyms_collect(struct recorder *rec, bool wait)
 {
 	struct kallsyms_reader *kr = &rec->kr;
-	int tid;
+	struct pmclog_kallsyms *ks;
 
 	if (!kr->running || (!wait && !atomic_load(&kr->done)))
 		return;
-	if (!pthread_equal(kr->thread, pthread_self())) {
+	if (kr->threaded) {
 		/*
 		 * At nice 19 beside busy CPUs the thread may not have run
 		 * yet: the recording is over, nothing is left to yield to.
-		 * Back to nice 0, if we may (RLIMIT_NICE): else it finishes
-		 * at 19.
+		 * Back to the recorder's nice, if we may (CAP_SYS_NICE or
+		 * RLIMIT_NICE): else it finishes at 19, sampling stopped at least.
 		 */
-		atomic_store(&kr->hurry, true);
-		tid = atomic_load(&kr->tid);
-		if (tid && !atomic_load(&kr->done))
-			setpriority(PRIO_PROCESS, (id_t)tid, 0);
+		pthread_mutex_lock(&kr->lock);
+		kr->hurry = true;
+		if (kr->tid && !atomic_load(&kr->done))
+			setpriority(PRIO_PROCESS, (id_t)kr->tid, kr->nice);
+		pthread_mutex_unlock(&kr->lock);
 		pthread_join(kr->thread, NULL);
 	}
+	pthread_mutex_destroy(&kr->lock);
 	kr->running = false;
 	if (kr->ret == -EPERM)
 		warnx("%s shows every address as 0 (kernel.kptr_restrict, or no CAP_SYSLOG): no kernel symbols saved; report -k DIR can name kernel functions",
@@ -851,11 +873,13 @@ static void kallsyms_collect(struct recorder *rec, bool wait)
 	else if (rec->opts->verbosity > 0)
 		fprintf(stderr, "pmclog: %zu kernel text symbols from %s in %lld ms, beside the recording\n",
 			pmclog_kallsyms__count(kr->ks), KALLSYMS, kr->ms);
-	if (rec->writer)
-		pmclog_writer__add_ksyms(rec->writer, kr->ks);
-	else
-		pmclog_kallsyms__free(kr->ks);
+	ks = kr->ks;
 	kr->ks = NULL;
+	if (!rec->writer)
+		pmclog_kallsyms__free(ks);
+	else if (pmclog_writer__add_ksyms(rec->writer, ks) && ks)
+		/* The log ended without our STOP, and its CLOSELOG went by. */
+		warnx("the log ended before the kernel's symbols were read: none saved; report -k DIR can name kernel functions");
 }
 
 /* ------------------------------------------------------------------ */
