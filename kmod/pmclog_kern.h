@@ -291,6 +291,7 @@ void pmclog_track_unpublish(struct pmclog_owner *o);
 int pmclog_track_alloc_kids(struct pmclog_owner *o);
 void pmclog_track_free_kids(struct pmclog_owner *o);
 bool pmclog_track_targets(const struct pmclog_owner *o, struct task_struct *t);
+bool pmclog_track_wanted(struct task_struct *t);
 void pmclog_track_emit(struct task_struct *t, const void *rec);
 void pmclog_track_emit_all(const void *rec);
 struct pmclog_deferred;

@@ -210,6 +210,21 @@ void pmclog_track_fork(struct task_struct *parent, struct task_struct *child,
 	}
 }
 
+/*
+ * Does a running log target @t?  For a hook's early way out, before it
+ * reads the clock or walks the vmas: in process mode most calls are other
+ * processes'.  RCU read side.
+ */
+bool pmclog_track_wanted(struct task_struct *t)
+{
+	struct pmclog_owner *o;
+
+	list_for_each_entry_rcu(o, &pmclog_live, live)
+		if (pmclog_track_targets(o, t))
+			return true;
+	return false;
+}
+
 /* Write @rec to every running log that targets @t.  RCU read side. */
 void pmclog_track_emit(struct task_struct *t, const void *rec)
 {

@@ -88,6 +88,17 @@ static void pmclog_vma_emit_out(struct task_struct *t, unsigned long start,
 	rcu_read_unlock();
 }
 
+/* Does a running log target the current process?  For a hook. */
+static bool pmclog_vma_wanted(void)
+{
+	bool wanted;
+
+	rcu_read_lock();
+	wanted = pmclog_track_wanted(current);
+	rcu_read_unlock();
+	return wanted;
+}
+
 /*
  * A vma of the current process is new, grew, or changed protection.  A
  * hook: the MAP_IN of a file mapping is queued for its path
@@ -98,7 +109,8 @@ static void pmclog_vma_changed(struct vm_area_struct *vma)
 	struct task_struct *t = current;
 	void *buf;
 
-	if (!pmclog_vma_is_exec(vma) || vma->vm_mm != t->mm)
+	if (!pmclog_vma_is_exec(vma) || vma->vm_mm != t->mm ||
+	    !pmclog_vma_wanted())
 		return;
 	if (vma->vm_file) {
 		struct pmclog_deferred d = {
@@ -237,11 +249,13 @@ struct pmclog_vma_out {
 };
 
 /*
- * Keep the executable parts of [start, end) of @mm in @out.  The caller
- * holds mmap_lock: no find_vma(), which asserts it (a WARN on 6.12), but
- * the vma iterator under RCU.  Past PMCLOG_VMA_OUT_PARTS, the last part
- * stretches over the rest: a MAP_OUT over unmapped or non-executable
- * addresses removes nothing that a reader knows of.
+ * Keep the executable parts of [start, end) of @mm in @out, and the time
+ * if there are any (mmap_region() unmaps the range of every new mapping
+ * first: mostly there are none).  The caller holds mmap_lock: no
+ * find_vma(), which asserts it (a WARN on 6.12), but the vma iterator
+ * under RCU.  Past PMCLOG_VMA_OUT_PARTS, the last part stretches over the
+ * rest: a MAP_OUT over unmapped or non-executable addresses removes
+ * nothing that a reader knows of.
  */
 static bool pmclog_vma_out_collect(struct pmclog_vma_out *out,
 				   struct mm_struct *mm, unsigned long start,
@@ -250,7 +264,6 @@ static bool pmclog_vma_out_collect(struct pmclog_vma_out *out,
 	VMA_ITERATOR(vmi, mm, start);
 	struct vm_area_struct *vma;
 
-	out->tstamp = pmclog_clock();
 	out->n = 0;
 	rcu_read_lock();
 	for_each_vma_range(vmi, vma, end) {
@@ -266,6 +279,8 @@ static bool pmclog_vma_out_collect(struct pmclog_vma_out *out,
 		out->n++;
 	}
 	rcu_read_unlock();
+	if (out->n)
+		out->tstamp = pmclog_clock();
 	return out->n;
 }
 
@@ -335,7 +350,8 @@ static int pmclog_vma_unmap_entry(struct kretprobe_instance *ri,
 			 (void *)regs_get_kernel_argument(regs, h->mm);
 	start = regs_get_kernel_argument(regs, h->start);
 	len = PAGE_ALIGN(regs_get_kernel_argument(regs, h->len));
-	if (!mm || mm != current->mm || !len || start + len <= start)
+	if (!mm || mm != current->mm || !len || start + len <= start ||
+	    !pmclog_vma_wanted())
 		return 1;
 	return !pmclog_vma_out_collect((void *)ri->data, mm, start,
 				       start + len);
@@ -366,7 +382,7 @@ static int pmclog_vma_mprotect_entry(struct kretprobe_instance *ri,
 	vma = (void *)regs_get_kernel_argument(regs, a->vma);
 	newflags = regs_get_kernel_argument(regs, a->newflags);
 	if (!pmclog_vma_is_exec(vma) || newflags & VM_EXEC ||
-	    vma->vm_mm != current->mm)
+	    vma->vm_mm != current->mm || !pmclog_vma_wanted())
 		return 1;
 	out->tstamp = pmclog_clock();
 	out->n = 1;
