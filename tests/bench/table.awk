@@ -117,14 +117,16 @@ END {
 					cell["perf"], cell["pmclog"], cell["bpf"], ratio)
 				jb[w] = b
 			}
-			# xz's added time over the samples of a run (the mean over
-			# the rounds): the tools compared at the same number of
-			# samples, when one's timer kept fewer than the other's.
+			# xz's added time (over the bare median, jb[2]) over the
+			# samples of a run (the mean over the rounds): the tools
+			# compared at the same number of samples, when one's timer
+			# kept fewer than the other's.
 			for (ti = 1; ti <= 3; ti++) {
 				t = tool[ti]
 				k = t SUBSEP m SUBSEP r SUBSEP "own"
 				nps = cnt[k] ? s[t, m, r] / cnt[k] : 0
-				pps[t] = nps > 0 && med(k) > b ? (med(k) - b) * 1e6 / nps : -1
+				md = med(k)
+				pps[t] = nps > 0 && md > jb[2] ? (md - jb[2]) * 1e6 / nps : -1
 				pcell[t] = pps[t] < 0 ? "-" : sprintf("%.1f (%d samples)", pps[t], nps)
 			}
 			ratio = "-"
