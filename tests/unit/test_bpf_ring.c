@@ -3,6 +3,7 @@
  * The BPF collector's ring made into records (lib/pmclog_bpf_ring.c):
  * events as bpf/pmclog.bpf.c writes them, the records the log gets.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -18,6 +19,43 @@
 
 static struct pmclog_bpf_ring *ring;
 
+/*
+ * The library's allocations (linked with --wrap): while out_of_memory is
+ * set, each fails as malloc(3) does.
+ */
+static bool out_of_memory;
+
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+
+void *__wrap_malloc(size_t size)
+{
+	if (out_of_memory) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	if (out_of_memory) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t size)
+{
+	if (out_of_memory) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __real_realloc(p, size);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -28,6 +66,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	out_of_memory = false;
 	pmclog_bpf_ring__free(ring);
 	return 0;
 }
@@ -256,6 +295,35 @@ static void test_short_events(void **state)
 	assert_string_equal(taken(), "MAP_OUT 42 1000-2000 @21\n");
 }
 
+/*
+ * Short of memory (vm.max_map_count reached, say: malloc cannot map a
+ * new arena), the converter still writes every MAP_OUT of what it knows,
+ * and counts what it cannot keep, whose MAP_OUT would be missing later.
+ */
+static void test_unmap_without_memory(void **state)
+{
+	(void)state;
+	map_in(PMCLOG_BPF_EV_MAP_IN, PID, 0x11000, 0x13000, 10, 0, 1, "lib.so");
+	map_in(PMCLOG_BPF_EV_MAP_IN, PID, 0x21000, 0x24000, 11, 0, 1, "other.so");
+	taken();
+	out_of_memory = true;
+	unmap(PID, 0x10000, 0x18000, 20);
+	unmap(PID, 0x22000, 0x23000, 21);	/* a split: the slot is there */
+	assert_string_equal(taken(),
+			    "MAP_OUT 42 11000-13000 @20\n"
+			    "MAP_OUT 42 22000-23000 @21\n");
+	assert_int_equal(pmclog_bpf_ring__lost(ring), 0);
+	/* A new process's first mapping needs memory to be kept. */
+	map_in(PMCLOG_BPF_EV_MAP_IN, PID + 1, 0x31000, 0x32000, 22, 0, 1, "third.so");
+	assert_string_equal(taken(), "MAP_IN 43 31000-32000 0 /third.so\n");
+	assert_int_equal(pmclog_bpf_ring__lost(ring), 1);
+	out_of_memory = false;
+	unmap(PID, 0, ~0ULL, 23);
+	assert_string_equal(taken(),
+			    "MAP_OUT 42 21000-22000 @23\n"
+			    "MAP_OUT 42 23000-24000 @23\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -265,6 +333,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exec_fork_exit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_records_pass_as_they_are, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unmap_without_memory, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,13 +12,18 @@
  *   6  a munmap that fails (an unaligned address): nothing changes
  *   7  3 pages mapped executable, then a munmap and an mprotect(-EXEC) of
  *      the middle one that fail (ENOMEM: splitting the mapping would pass
- *      vm.max_map_count): only the new mapping is there
+ *      vm.max_map_count): only the new mapping is there.  The limit is
+ *      system-wide: it is lowered only to half this process's own map
+ *      count, taken to thousands first, so that no other process (the
+ *      recorder, allocating as it converts and saves the log) is refused
+ *      a mapping meanwhile.
  *
  * After saving maps-N.txt, a marker mapping of this program at file offset
  * (MARK_BASE + N) pages is mapped executable and unmapped again, so that a
  * reader of the log knows where step N ends.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -88,6 +93,62 @@ static long set_max_map_count(long val)
 	return old;
 }
 
+/* How many mappings (vmas) process @pid has: -1 if it is gone. */
+static long map_count(const char *pid)
+{
+	char path[64], line[4096];
+	long n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strchr(line, '\n') && !strstr(line, "[vsyscall]"))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* The most mappings any process but this one has. */
+static long others_max_map_count(void)
+{
+	struct dirent *d;
+	long max = 0, n;
+	DIR *proc;
+	char self[32];
+
+	snprintf(self, sizeof(self), "%d", (int)getpid());
+	proc = opendir("/proc");
+	if (!proc)
+		die("/proc");
+	while ((d = readdir(proc)))
+		if (d->d_name[0] >= '1' && d->d_name[0] <= '9' && strcmp(d->d_name, self) &&
+		    (n = map_count(d->d_name)) > max)
+			max = n;
+	closedir(proc);
+	return max;
+}
+
+/*
+ * Take this process to at least @n more mappings: every other page of an
+ * inaccessible reservation made readable, each page a vma of its own.
+ */
+static void add_mappings(long n)
+{
+	long pages = 2 * n + 1, i;
+	char *base;
+
+	base = mmap(NULL, pages * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		    -1, 0);
+	if (base == MAP_FAILED)
+		die("mmap reservation");
+	for (i = 1; i < pages; i += 2)
+		if (mprotect(base + i * pg, pg, PROT_READ))
+			die("mprotect reservation");
+}
+
 /* @what must fail with @err, and leave the mappings as they were. */
 static void must_fail(int ret, int err, const char *what)
 {
@@ -100,7 +161,7 @@ static void must_fail(int ret, int err, const char *what)
 
 int main(int argc, char **argv)
 {
-	long max_map_count;
+	long max_map_count, limit, others;
 	char *p, *q, *r, *jit;
 
 	if (argc != 2) {
@@ -148,12 +209,22 @@ int main(int argc, char **argv)
 	/*
 	 * A middle page of three: unmapping it or changing its protection
 	 * splits the mapping twice, which a map count at its maximum refuses.
-	 * Nothing may be mapped until the maximum is back.
+	 * The maximum goes to half of this process's count, twice the most
+	 * any other has or more; nothing may be mapped here until it is back.
 	 */
+	others = others_max_map_count();
+	add_mappings(others * 4 > 4096 ? others * 4 : 4096);
 	r = mmap(NULL, 3 * pg, PROT_READ | PROT_EXEC, MAP_PRIVATE, self_fd, 0);
 	if (r == MAP_FAILED)
 		die("mmap three pages");
-	max_map_count = set_max_map_count(1);
+	limit = map_count("self") / 2;
+	others = others_max_map_count();
+	if (limit < 2 * others) {
+		fprintf(stderr, "mapper: another process has %ld mappings, too close to %ld\n",
+			others, limit);
+		return 70;	/* EX_SOFTWARE */
+	}
+	max_map_count = set_max_map_count(limit);
 	must_fail(munmap(r + pg, pg), ENOMEM, "munmap past max_map_count");
 	must_fail(mprotect(r + pg, pg, PROT_READ), ENOMEM,
 		  "mprotect past max_map_count");

@@ -164,6 +164,11 @@ static void put_map_out(struct pmclog_bpf_ring *c, __u32 pid, __u64 start, __u64
 /* ------------------------------------------------------------------ */
 /* The followed processes' executable mappings                          */
 
+/*
+ * A mapping the converter cannot keep (no memory) will have no MAP_OUT
+ * when it goes: counted as a record lost now, since nothing will know
+ * then.
+ */
 static void maps_in(struct pmclog_bpf_ring *c, __u32 pid, __u64 start, __u64 end,
 		    __u64 tstamp)
 {
@@ -172,8 +177,8 @@ static void maps_in(struct pmclog_bpf_ring *c, __u32 pid, __u64 start, __u64 end
 	if (pid == PMCLOG_PID_KERNEL || end <= start)
 		return;
 	m = pmclog_procmaps__get(c->maps, pid, true);
-	if (m)
-		pmclog_addrmap__insert(m, start, end, 0, (void *)(uintptr_t)tstamp);
+	if (!m || pmclog_addrmap__insert(m, start, end, 0, (void *)(uintptr_t)tstamp))
+		c->lost++;
 }
 
 void pmclog_bpf_ring__map_in(struct pmclog_bpf_ring *c, __u32 pid, __u32 flags, __u64 start,
@@ -186,33 +191,36 @@ void pmclog_bpf_ring__map_in(struct pmclog_bpf_ring *c, __u32 pid, __u32 flags, 
 
 /*
  * [start, end) of pid went away at tstamp: a MAP_OUT for each executable
- * part of it that was mapped before then.
+ * part of it that was mapped before then.  Nothing is allocated here
+ * (only a split may need a slot), so that the converter, short of
+ * memory, still writes every MAP_OUT.
  */
 static void maps_out(struct pmclog_bpf_ring *c, __u32 pid, __u64 start, __u64 end,
 		     unsigned int cpu, __u64 tstamp)
 {
 	struct pmclog_addrmap *m = pmclog_procmaps__get(c->maps, pid, false);
-	struct pmclog_map *gone;
-	size_t i, n = 0;
+	size_t i = 0;
 
-	if (!m || !m->count)
+	if (!m)
 		return;
-	gone = calloc(m->count, sizeof(*gone));
-	if (!gone)
-		return;
-	for (i = 0; i < m->count; i++) {
+	/*
+	 * The intervals are sorted and disjoint.  Removing [s, e) leaves at
+	 * i either what lay before s (which ends at s, and is passed over
+	 * next) or what followed; a removal that fails moves on.
+	 */
+	while (i < m->count && m->maps[i].start < end) {
 		const struct pmclog_map *x = &m->maps[i];
+		__u64 s = x->start > start ? x->start : start;
+		__u64 e = x->end < end ? x->end : end;
 
-		gone[n].start = x->start > start ? x->start : start;
-		gone[n].end = x->end < end ? x->end : end;
-		if (gone[n].start < gone[n].end && (uintptr_t)x->obj <= tstamp)
-			n++;
+		if (s >= e || (uintptr_t)x->obj > tstamp) {
+			i++;
+			continue;
+		}
+		put_map_out(c, pid, s, e, cpu, tstamp);
+		if (pmclog_addrmap__remove(m, s, e))
+			i++;
 	}
-	for (i = 0; i < n; i++) {
-		put_map_out(c, pid, gone[i].start, gone[i].end, cpu, tstamp);
-		pmclog_addrmap__remove(m, gone[i].start, gone[i].end);
-	}
-	free(gone);
 }
 
 static void maps_all_out(struct pmclog_bpf_ring *c, __u32 pid, unsigned int cpu,
@@ -354,7 +362,9 @@ int pmclog_bpf_ring__record(struct pmclog_bpf_ring *c, const void *data, size_t 
 		if (size >= sizeof(struct pmclog_procfork)) {
 			const struct pmclog_procfork *r = data;
 
-			pmclog_procmaps__fork(c->maps, r->ppid, r->pid);
+			/* As in maps_in(): the child's MAP_OUTs would be missing. */
+			if (pmclog_procmaps__fork(c->maps, r->ppid, r->pid))
+				c->lost++;
 		}
 		pass(c, data, size);
 		break;

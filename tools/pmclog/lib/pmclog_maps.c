@@ -74,17 +74,19 @@ int pmclog_addrmap__remove(struct pmclog_addrmap *m, __u64 start, __u64 end)
 
 	if (end <= start)
 		return -EINVAL;
-	/* One more slot, for the split of an interval around [start, end). */
-	if (reserve(m, 1))
-		return -ENOMEM;
 	i = first_after(m, start);
 	if (i < m->count && m->maps[i].start < start) {
 		struct pmclog_map left = m->maps[i];
 
 		if (left.end > end) {
-			/* [start, end) inside one interval: split it. */
+			/*
+			 * [start, end) inside one interval: split it, in the
+			 * one case that needs a slot more.
+			 */
 			struct pmclog_map right = left;
 
+			if (reserve(m, 1))
+				return -ENOMEM;
 			right.base += end - left.start;
 			right.start = end;
 			m->maps[i].end = start;
