@@ -50,6 +50,9 @@ static void test_remove_split(void **state)
 
 	(void)state;
 	pmclog_addrmap__init(&m);
+	/* Nothing there yet (no array either): nothing to do. */
+	assert_int_equal(pmclog_addrmap__remove(&m, 0x10000, 0x20000), 0);
+	assert_int_equal(m.count, 0);
 	pmclog_addrmap__insert(&m, 0x10000, 0x20000, 0x5000, &A);
 	/* A hole in the middle: two pieces, the right one's base moved. */
 	assert_int_equal(pmclog_addrmap__remove(&m, 0x14000, 0x15000), 0);

@@ -63,6 +63,8 @@ static void insert_at(struct pmclog_addrmap *m, size_t i,
 
 static void delete_range(struct pmclog_addrmap *m, size_t i, size_t n)
 {
+	if (!n)
+		return;	/* m->maps may be NULL: memmove() wants a pointer */
 	memmove(&m->maps[i], &m->maps[i + n],
 		(m->count - i - n) * sizeof(m->maps[0]));
 	m->count -= n;
