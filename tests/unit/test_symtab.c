@@ -1048,6 +1048,38 @@ static void test_report_events(void **state)
 			report_free(&rr);
 		}
 	}
+	/*
+	 * One event, and --pid of a process with no samples: every sample is
+	 * left out by it, those of the other events too, which are not
+	 * "of other events" (the script, which keeps --pid, prints none).
+	 */
+	{
+		static const __u32 nobody = 99999;
+		struct pmclog_report_opts o = {
+			.keys = { PMCLOG_SORT_DSO, PMCLOG_SORT_SYM }, .nkeys = 2,
+			.pids = &nobody, .npids = 1,
+		};
+		struct pmclog_resolver_opts ro = { .root = dir };
+		struct pmclog_reader *r = pmclog_reader__new(NULL);
+		struct pmclog_record rec;
+
+		rr.st = pmclog_strings__new();
+		rr.rp = pmclog_replay__new(rr.st);
+		rr.res = pmclog_resolver__new(rr.st, &ro);
+		rr.rep = pmclog_report__new(rr.st, rr.rp, rr.res, &o);
+		pmclog_reader__feed(r, b.data, b.len);
+		pmclog_reader__feed_eof(r);
+		while (pmclog_reader__next(r, &rec) == 1)
+			assert_int_equal(pmclog_replay__add(rr.rp, &rec), 0);
+		pmclog_reader__free(r);
+		assert_int_equal(pmclog_replay__run(rr.rp, pmclog_report__sample, rr.rep), 0);
+		assert_int_equal(pmclog_report__select(rr.rep, "2"), 0);
+		assert_int_equal(pmclog_report__finish(rr.rep), 0);
+		assert_int_equal(pmclog_report__stats(rr.rep)->samples, 0);
+		assert_int_equal(pmclog_report__stats(rr.rep)->other_events, 0);
+		assert_int_equal(pmclog_report__stats(rr.rep)->filtered_out, 45);
+		report_free(&rr);
+	}
 	pmclog_elf__free(e);
 	pmclog_strings__free(st);
 }

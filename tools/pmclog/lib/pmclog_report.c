@@ -400,9 +400,17 @@ static int make_profiles(struct pmclog_report *rep)
 	for (size_t i = 0; i < PMCLOG_PMCIDS; i++)
 		rep->prof_of[i] = -1;
 	ret = foreach_pmcid(rep, add_profile, NULL);
-	for (size_t i = 0; i < PMCLOG_PMCIDS; i++)
-		if (rep->prof_of[i] < 0)
-			rep->stats.other_events += rep->seen[i];
+	/*
+	 * The samples of an event --event left out: those --pid and --time
+	 * keep are of other events (what the script still prints), the rest
+	 * left out by them, as the kept events' are.
+	 */
+	for (size_t i = 0; i < PMCLOG_PMCIDS; i++) {
+		if (rep->prof_of[i] >= 0)
+			continue;
+		rep->stats.other_events += rep->seen[i] - rep->filtered[i];
+		rep->stats.filtered_out += rep->filtered[i];
+	}
 	return ret;
 }
 
