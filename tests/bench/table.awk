@@ -136,6 +136,29 @@ END {
 				ratio = ratio sprintf(" (%.2fx)", pps["bpf"] / pps["perf"])
 			row(sprintf("%s %s, xz alone: us added per sample", m, khz(r)),
 				pcell["perf"], pcell["pmclog"], pcell["bpf"], ratio)
+			# The floor (process mode): xz's added time per tick of
+			# pmclog_tickfloor, timer interrupts that do nothing, at
+			# the same rate on xz's CPU (both pinned there, over xz
+			# pinned alone); each tool's added time per sample above
+			# it is its own part of a sample.
+			tk = "tick" SUBSEP m SUBSEP r SUBSEP "own"
+			pk = "pinbare" SUBSEP m SUBSEP r SUBSEP "own"
+			ntk = cnt[tk] ? s["tick", m, r] / cnt[tk] : 0
+			tfloor = ntk > 0 && med(tk) >= 0 && med(pk) >= 0 ? (med(tk) - med(pk)) * 1e6 / ntk : "none"
+			if (tfloor != "none") {
+				for (ti = 1; ti <= 3; ti++) {
+					t = tool[ti]
+					above[t] = pps[t] < 0 ? "none" : pps[t] - tfloor
+					acell[t] = above[t] == "none" ? "-" : sprintf("%.1f", above[t])
+				}
+				ratio = "-"
+				if (above["perf"] != "none" && above["perf"] > 0 && above["pmclog"] != "none")
+					ratio = sprintf("%.2fx perf, their own part", above["pmclog"] / above["perf"])
+				if (above["perf"] != "none" && above["perf"] > 0 && above["bpf"] != "none")
+					ratio = ratio sprintf(" (%.2fx)", above["bpf"] / above["perf"])
+				row(sprintf("%s %s, xz: above a tick's %.1f us", m, khz(r), tfloor),
+					acell["perf"], acell["pmclog"], acell["bpf"], ratio)
+			}
 			for (ti = 1; ti <= 3; ti++) {
 				t = tool[ti]
 				tot = s[t, m, r] + lost[t, m, r]
@@ -147,6 +170,9 @@ END {
 			row(sprintf("%s %s: bytes per sample", m, khz(r)), bcell["perf"], bcell["pmclog"], bcell["bpf"],
 				(bps["perf"] > 0 && bps["pmclog"] > 0 ? sprintf("%.2fx (goal <= 0.6x)", bps["pmclog"] / bps["perf"]) : "-"))
 			j = j (nj++ ? "," : "") sprintf("\n    {\"mode\": \"%s\", \"rate_hz\": %d, \"bare_whole_s_median\": %s, \"bare_own_s_median\": %s", m, r, jnum(jb[1]), jnum(jb[2]))
+			if (tfloor != "none")
+				j = j sprintf(", \"tick\": {\"runs\": %d, \"pinned_bare_own_s_median\": %s, \"own_s_median\": %s, \"ticks\": %d, \"own_us_added_per_tick\": %s}",
+					cnt[tk], jnum(med(pk)), jnum(med(tk)), ntk, sprintf("%.6g", tfloor))
 			for (ti = 1; ti <= 3; ti++) {
 				t = tool[ti]
 				j = j sprintf(", \"%s\": {\"runs\": %d, \"whole_s_median\": %s, \"whole_s_min\": %s, \"own_s_median\": %s, \"own_s_min\": %s, \"samples\": %d, \"samples_lost\": %d, \"records_lost\": %d, \"bytes_per_sample\": %s, \"own_us_added_per_sample\": %s}",

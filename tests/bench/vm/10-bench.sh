@@ -13,7 +13,10 @@
 #   its end, its writes) and xz alone (inside the recorder).  Per recorded
 #   run: the samples, the samples and records the recorder lost, the
 #   log's bytes; at the highest rate the time of `pmclog report` and of
-#   `perf report --stdio --sort dso,sym` on that log.
+#   `perf report --stdio --sort dso,sym` on that log.  In process mode,
+#   also xz pinned to CPU 0, bare (pinbare) and with tests/kmod's
+#   pmclog_tickfloor ticking there at the rate (tick): timer interrupts
+#   that do nothing, the floor under a sample's cost.
 # - mmaploop: MMAP_OPS mmaps and munmaps of an executable page, bare and
 #   under each recorder (process mode, 100 Hz), ROUNDS rounds.
 # - The highest drop-free rate: -a over two busy loops (one a CPU) for
@@ -38,6 +41,7 @@ SWEEP_RATES="10000 20000 40000 80000"
 SWEEP_SECONDS=2
 # shellcheck disable=SC1091 # written by tests/bench/run.sh
 [ -r $X/bench.conf ] && . $X/bench.conf
+TICKMOD=/lib/modules/pmclog_tickfloor.ko
 IN=/tmp/xz.in
 RES=$OUT/bench.txt
 T=/tmp/t.txt
@@ -45,6 +49,7 @@ export HOME=/root PERF_PAGER=cat
 
 head -c $((INPUT_KB * 1024)) /bin/busybox >"$IN"
 check "timeit, mmaploop and xz are in the initramfs" test -x $X/timeit -a -x $X/mmaploop -a -x $X/xz
+check "pmclog_tickfloor.ko is in the initramfs" test -r $TICKMOD
 have_perf=0
 if [ -x $X/perf ] && $X/perf record -q -e cpu-clock -o /tmp/probe.data -- true \
 	>/dev/null 2>"$OUT/perf-probe.err"; then
@@ -56,7 +61,7 @@ fi
 echo "have_perf=$have_perf input_kb=$INPUT_KB rounds=$ROUNDS rates=$RATES modes=$MODES" >"$RES"
 
 # recorder TOOL MODE RATE OUTPUT: the words that run a command under
-# TOOL's recorder (none for bare) in MODE (process, system) at RATE,
+# TOOL's recorder (none for bare; pinned to CPU 0 for tick and pinbare) in MODE (process, system) at RATE,
 # writing OUTPUT; paths without blanks, so that they split as words.
 recorder() {
 	_a=
@@ -65,6 +70,7 @@ recorder() {
 	pmclog) echo "pmclog record -q $_a -F $3 -o $4 --" ;;
 	bpf) echo "pmclog record -q --bpf $_a -F $3 -o $4 --" ;;
 	perf) echo "$X/perf record -q $_a -e cpu-clock -F $3 -o $4 --" ;;
+	tick | pinbare) echo "taskset -c 0" ;;
 	esac
 }
 
@@ -95,13 +101,24 @@ counts() {
 }
 
 # run TOOL MODE RATE ROUND: one timed run of xz; appends its line to $RES.
+# TOOL pinbare: bare, pinned to CPU 0; tick: the same with pmclog_tickfloor
+# ticking at RATE on CPU 0, its samples the ticks.
 run() {
 	rm -f "$T" /tmp/run.log
+	if [ "$1" = tick ] && ! insmod $TICKMOD rate_hz="$3" cpu=0 2>"$OUT/insmod.err"; then
+		not_ok "insmod pmclog_tickfloor rate_hz=$3 cpu=0: $(cat "$OUT/insmod.err")"
+		return 1
+	fi
 	# shellcheck disable=SC2046 # the recorder's words
 	$X/timeit -o "$T" -t whole -- $(recorder "$1" "$2" "$3" /tmp/run.log) \
 		$X/timeit -o "$T" -t own -- $X/xz -9 -T1 -c "$IN" \
 		>/dev/null 2>"$OUT/record.err"
 	_rc=$?
+	_ticks=0
+	if [ "$1" = tick ]; then
+		_ticks=$(cat /sys/module/pmclog_tickfloor/parameters/ticks)
+		rmmod pmclog_tickfloor || { not_ok "rmmod pmclog_tickfloor"; return 1; }
+	fi
 	[ "$_rc" = 0 ] || {
 		not_ok "$1, $2 mode at $3 Hz, round $4: exit $_rc"
 		diag "$(tail -n 2 "$OUT/record.err")"
@@ -109,8 +126,8 @@ run() {
 	}
 	_whole=$(grep '^whole ' "$T" | sed 's/.*wall_ns=\([0-9]*\).*/\1/')
 	_own=$(grep '^own ' "$T" | sed 's/.*wall_ns=\([0-9]*\).*/\1/')
-	_samples=0 _lost=0 _lostrec=0 _bytes=0 _rep=0
-	if [ "$1" != bare ]; then
+	_samples=$_ticks _lost=0 _lostrec=0 _bytes=0 _rep=0
+	if [ "$1" != bare ] && [ "$1" != pinbare ] && [ "$1" != tick ]; then
 		_bytes=$(stat -c %s /tmp/run.log)
 		counts "$1" /tmp/run.log timed
 	fi
@@ -156,7 +173,9 @@ for mode in $MODES; do
 	for rate in $RATES; do
 		r=1
 		while [ "$r" -le "$ROUNDS" ]; do
-			for tool in $(order "$r"); do
+			_tick=
+			[ "$mode" = process ] && _tick="pinbare tick"
+			for tool in $(order "$r") $_tick; do
 				[ "$tool" = perf ] && [ "$have_perf" = 0 ] && continue
 				run "$tool" "$mode" "$rate" "$r" && n=$((n + 1))
 			done
