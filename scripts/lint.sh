@@ -4,7 +4,8 @@
 # 'make lint': the kernel code against the kernel's own checkers, the
 # manual pages against mandoc, and pmclog(1) against the tool's options.
 #
-#   checkpatch.pl --strict   kmod/ and the uapi header, no notes allowed
+#   checkpatch.pl --strict   kmod/, the test modules (tests/kmod/) and the
+#                            uapi header, no notes allowed
 #   sparse (make C=2 W=1)    kmod/, built against the headers of each
 #                            LINT_KERNELS kernel (default: $KERNELS or
 #                            6.1-cloud); any warning fails
@@ -63,7 +64,7 @@ run_checkpatch() {
 	# draws COMPLEX_MACRO and MACRO_ARG_REUSE the same way.
 	# The tracked sources only: an in-tree build leaves kmod/*.mod.c.
 	out=$(cd "$repo" && {
-		git ls-files -z 'kmod/*.[ch]' |
+		git ls-files -z 'kmod/*.[ch]' 'tests/kmod/*.[ch]' |
 			xargs -0 "$cp" --strict --no-tree --terse --show-types -f
 		"$cp" --strict --no-tree --terse --show-types \
 			--ignore CAMELCASE,COMPLEX_MACRO,MACRO_ARG_REUSE \

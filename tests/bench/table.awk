@@ -139,26 +139,15 @@ END {
 			# The floor (process mode): xz's added time per tick of
 			# pmclog_tickfloor, timer interrupts that do nothing, at
 			# the same rate on xz's CPU (both pinned there, over xz
-			# pinned alone); each tool's added time per sample above
-			# it is its own part of a sample.
+			# pinned alone), beside the tools' added time per sample.
+			# Not subtracted from them: its noise is theirs.
 			tk = "tick" SUBSEP m SUBSEP r SUBSEP "own"
 			pk = "pinbare" SUBSEP m SUBSEP r SUBSEP "own"
 			ntk = cnt[tk] ? s["tick", m, r] / cnt[tk] : 0
 			tfloor = ntk > 0 && med(tk) >= 0 && med(pk) >= 0 ? (med(tk) - med(pk)) * 1e6 / ntk : "none"
-			if (tfloor != "none") {
-				for (ti = 1; ti <= 3; ti++) {
-					t = tool[ti]
-					above[t] = pps[t] < 0 ? "none" : pps[t] - tfloor
-					acell[t] = above[t] == "none" ? "-" : sprintf("%.1f", above[t])
-				}
-				ratio = "-"
-				if (above["perf"] != "none" && above["perf"] > 0 && above["pmclog"] != "none")
-					ratio = sprintf("%.2fx perf, their own part", above["pmclog"] / above["perf"])
-				if (above["perf"] != "none" && above["perf"] > 0 && above["bpf"] != "none")
-					ratio = ratio sprintf(" (%.2fx)", above["bpf"] / above["perf"])
-				row(sprintf("%s %s, xz: above a tick's %.1f us", m, khz(r), tfloor),
-					acell["perf"], acell["pmclog"], acell["bpf"], ratio)
-			}
+			if (tfloor != "none")
+				row(sprintf("%s %s, xz alone: us per empty tick", m, khz(r)), "-", "-", "-",
+					sprintf("%.1f: the timer's interrupt alone (%d ticks a run)", tfloor, ntk))
 			for (ti = 1; ti <= 3; ti++) {
 				t = tool[ti]
 				tot = s[t, m, r] + lost[t, m, r]
