@@ -22,7 +22,7 @@
 
 static unsigned int rate_hz = 1000;
 module_param(rate_hz, uint, 0444);
-MODULE_PARM_DESC(rate_hz, "Ticks per second on each online CPU, 100 to 100000");
+MODULE_PARM_DESC(rate_hz, "Ticks per second on each ticking CPU, 100 to 20000");
 
 static int cpu = -1;
 module_param(cpu, int, 0444);
@@ -56,7 +56,14 @@ static int tickfloor_ticks_get(char *buf, const struct kernel_param *kp)
 	return sysfs_emit(buf, "%lu\n", sum);
 }
 
+/* Read only, also on the insmod line: parse_one() calls .set unchecked. */
+static int tickfloor_ticks_set(const char *val, const struct kernel_param *kp)
+{
+	return -EPERM;
+}
+
 static const struct kernel_param_ops tickfloor_ticks_ops = {
+	.set	= tickfloor_ticks_set,
 	.get	= tickfloor_ticks_get,
 };
 module_param_cb(ticks, &tickfloor_ticks_ops, NULL, 0444);
@@ -67,7 +74,7 @@ static int __init tickfloor_init(void)
 	unsigned int i;
 	int ret = 0;
 
-	if (rate_hz < 100 || rate_hz > 100000 || cpu < -1 || cpu >= (int)nr_cpu_ids)
+	if (rate_hz < 100 || rate_hz > 20000 || cpu < -1 || cpu >= (int)nr_cpu_ids)
 		return -EINVAL;
 	tickfloor_period = ns_to_ktime(NSEC_PER_SEC / rate_hz);
 	for_each_possible_cpu(i) {

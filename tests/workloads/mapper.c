@@ -73,7 +73,10 @@ static void end_step(int step)
 		die("munmap marker");
 }
 
-/* Write @val to /proc/sys/vm/max_map_count; returns the old value. */
+/*
+ * Write @val to /proc/sys/vm/max_map_count (-1: leave it); returns the
+ * old value.
+ */
 static long set_max_map_count(long val)
 {
 	const char *path = "/proc/sys/vm/max_map_count";
@@ -84,6 +87,8 @@ static long set_max_map_count(long val)
 	if (!f || fscanf(f, "%ld", &old) != 1)
 		die(path);
 	fclose(f);
+	if (val < 0)
+		return old;
 	f = fopen(path, "w");
 	if (!f)
 		die(path);
@@ -132,12 +137,12 @@ static long others_max_map_count(void)
 }
 
 /*
- * Take this process to at least @n more mappings: every other page of an
+ * Take this process to about @n more mappings: every other page of an
  * inaccessible reservation made readable, each page a vma of its own.
  */
 static void add_mappings(long n)
 {
-	long pages = 2 * n + 1, i;
+	long pages = n | 1, i;
 	char *base;
 
 	base = mmap(NULL, pages * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
@@ -149,9 +154,13 @@ static void add_mappings(long n)
 			die("mprotect reservation");
 }
 
-/* @what must fail with @err, and leave the mappings as they were. */
-static void must_fail(int ret, int err, const char *what)
+/*
+ * @what must have failed with @err (its errno in @errnum), and left the
+ * mappings as they were.
+ */
+static void must_fail_with(int ret, int errnum, int err, const char *what)
 {
+	errno = errnum;
 	if (ret == 0 || errno != err) {
 		fprintf(stderr, "mapper: %s: want %s, got %s\n", what,
 			strerror(err), ret ? strerror(errno) : "success");
@@ -161,7 +170,8 @@ static void must_fail(int ret, int err, const char *what)
 
 int main(int argc, char **argv)
 {
-	long max_map_count, limit, others;
+	long max_map_count, limit, others, want;
+	int ret, ret2, munmap_errno, mprotect_errno;
 	char *p, *q, *r, *jit;
 
 	if (argc != 2) {
@@ -204,16 +214,25 @@ int main(int argc, char **argv)
 		die("mmap anon exec");
 	jit[0] = (char)0xc3;	/* ret */
 	end_step(5);
-	must_fail(munmap(q + 1, pg), EINVAL, "munmap unaligned");
+	ret = munmap(q + 1, pg);
+	must_fail_with(ret, errno, EINVAL, "munmap unaligned");
 	end_step(6);
 	/*
 	 * A middle page of three: unmapping it or changing its protection
 	 * splits the mapping twice, which a map count at its maximum refuses.
 	 * The maximum goes to half of this process's count, twice the most
-	 * any other has or more; nothing may be mapped here until it is back.
+	 * any other has or more; nothing may be mapped here until it is back,
+	 * and it is back before anything is judged.
 	 */
 	others = others_max_map_count();
-	add_mappings(others * 4 > 4096 ? others * 4 : 4096);
+	want = others * 4 > 4096 ? others * 4 : 4096;
+	max_map_count = set_max_map_count(-1);
+	if (map_count("self") + want >= max_map_count) {
+		fprintf(stderr, "mapper: another process has %ld mappings: %ld more here would pass vm.max_map_count (%ld)\n",
+			others, want, max_map_count);
+		return 70;	/* EX_SOFTWARE */
+	}
+	add_mappings(want);
 	r = mmap(NULL, 3 * pg, PROT_READ | PROT_EXEC, MAP_PRIVATE, self_fd, 0);
 	if (r == MAP_FAILED)
 		die("mmap three pages");
@@ -224,11 +243,14 @@ int main(int argc, char **argv)
 			others, limit);
 		return 70;	/* EX_SOFTWARE */
 	}
-	max_map_count = set_max_map_count(limit);
-	must_fail(munmap(r + pg, pg), ENOMEM, "munmap past max_map_count");
-	must_fail(mprotect(r + pg, pg, PROT_READ), ENOMEM,
-		  "mprotect past max_map_count");
+	set_max_map_count(limit);
+	ret = munmap(r + pg, pg);
+	munmap_errno = errno;
+	ret2 = mprotect(r + pg, pg, PROT_READ);
+	mprotect_errno = errno;
 	set_max_map_count(max_map_count);
+	must_fail_with(ret, munmap_errno, ENOMEM, "munmap past max_map_count");
+	must_fail_with(ret2, mprotect_errno, ENOMEM, "mprotect past max_map_count");
 	end_step(7);
 	return 0;
 }

@@ -206,7 +206,9 @@ static void maps_out(struct pmclog_bpf_ring *c, __u32 pid, __u64 start, __u64 en
 	/*
 	 * The intervals are sorted and disjoint.  Removing [s, e) leaves at
 	 * i either what lay before s (which ends at s, and is passed over
-	 * next) or what followed; a removal that fails moves on.
+	 * next) or what followed.  A removal that fails (no slot for a
+	 * split) moves on: the interval stays, and a later unmap of it
+	 * writes its MAP_OUT again, which a reader takes as the no-op it is.
 	 */
 	while (i < m->count && m->maps[i].start < end) {
 		const struct pmclog_map *x = &m->maps[i];

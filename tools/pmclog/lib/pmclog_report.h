@@ -92,7 +92,9 @@ struct pmclog_report_stats {
 	size_t objects;		/* with samples */
 	size_t objects_not_found;
 	/* libpmclog 1.1 */
-	__u64 other_events;	/* of PMCs pmclog_report__select() left out */
+	__u64 other_events;	/* of PMCs pmclog_report__select() left out,
+				 * kept by the pid and time filters (those
+				 * they leave out are in filtered_out) */
 };
 
 /*
