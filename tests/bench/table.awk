@@ -142,9 +142,9 @@ END {
 			# pinned alone), beside the tools' added time per sample.
 			# Not subtracted from them: its noise is theirs.
 			tk = "tick" SUBSEP m SUBSEP r SUBSEP "own"
-			pk = "pinbare" SUBSEP m SUBSEP r SUBSEP "own"
 			ntk = cnt[tk] ? s["tick", m, r] / cnt[tk] : 0
-			tfloor = ntk > 0 && med(tk) >= 0 && med(pk) >= 0 ? (med(tk) - med(pk)) * 1e6 / ntk : "none"
+			tmed = med(tk); pmed = med("pinbare" SUBSEP m SUBSEP r SUBSEP "own")
+			tfloor = ntk > 0 && tmed >= 0 && pmed >= 0 ? (tmed - pmed) * 1e6 / ntk : "none"
 			if (tfloor != "none")
 				row(sprintf("%s %s, xz alone: us per empty tick", m, khz(r)), "-", "-", "-",
 					sprintf("%.1f: the timer's interrupt alone (%d ticks a run)", tfloor, ntk))
@@ -161,7 +161,7 @@ END {
 			j = j (nj++ ? "," : "") sprintf("\n    {\"mode\": \"%s\", \"rate_hz\": %d, \"bare_whole_s_median\": %s, \"bare_own_s_median\": %s", m, r, jnum(jb[1]), jnum(jb[2]))
 			if (tfloor != "none")
 				j = j sprintf(", \"tick\": {\"runs\": %d, \"pinned_bare_own_s_median\": %s, \"own_s_median\": %s, \"ticks\": %d, \"own_us_added_per_tick\": %s}",
-					cnt[tk], jnum(med(pk)), jnum(med(tk)), ntk, sprintf("%.6g", tfloor))
+					cnt[tk], jnum(pmed), jnum(tmed), ntk, sprintf("%.6g", tfloor))
 			for (ti = 1; ti <= 3; ti++) {
 				t = tool[ti]
 				j = j sprintf(", \"%s\": {\"runs\": %d, \"whole_s_median\": %s, \"whole_s_min\": %s, \"own_s_median\": %s, \"own_s_min\": %s, \"samples\": %d, \"samples_lost\": %d, \"records_lost\": %d, \"bytes_per_sample\": %s, \"own_us_added_per_sample\": %s}",

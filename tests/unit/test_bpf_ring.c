@@ -29,31 +29,27 @@ void *__real_malloc(size_t size);
 void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t size);
 
+/* Whether an allocation fails now (errno set as malloc(3) sets it). */
+static bool alloc_fails(void)
+{
+	if (out_of_memory)
+		errno = ENOMEM;
+	return out_of_memory;
+}
+
 void *__wrap_malloc(size_t size)
 {
-	if (out_of_memory) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	return __real_malloc(size);
+	return alloc_fails() ? NULL : __real_malloc(size);
 }
 
 void *__wrap_calloc(size_t n, size_t size)
 {
-	if (out_of_memory) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	return __real_calloc(n, size);
+	return alloc_fails() ? NULL : __real_calloc(n, size);
 }
 
 void *__wrap_realloc(void *p, size_t size)
 {
-	if (out_of_memory) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	return __real_realloc(p, size);
+	return alloc_fails() ? NULL : __real_realloc(p, size);
 }
 
 static int setup(void **state)

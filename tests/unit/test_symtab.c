@@ -337,7 +337,8 @@ struct report_run {
 	struct pmclog_report *rep;
 };
 
-static void report_run_ro(struct report_run *rr, struct logbuf *b,
+/* The log of @b replayed into a report, not finished (--event comes now). */
+static void report_replay(struct report_run *rr, struct logbuf *b,
 			  const struct pmclog_resolver_opts *ro,
 			  const struct pmclog_report_opts *o)
 {
@@ -354,6 +355,13 @@ static void report_run_ro(struct report_run *rr, struct logbuf *b,
 		assert_int_equal(pmclog_replay__add(rr->rp, &rec), 0);
 	pmclog_reader__free(r);
 	assert_int_equal(pmclog_replay__run(rr->rp, pmclog_report__sample, rr->rep), 0);
+}
+
+static void report_run_ro(struct report_run *rr, struct logbuf *b,
+			  const struct pmclog_resolver_opts *ro,
+			  const struct pmclog_report_opts *o)
+{
+	report_replay(rr, b, ro, o);
 	assert_int_equal(pmclog_report__finish(rr->rep), 0);
 }
 
@@ -1011,19 +1019,8 @@ static void test_report_events(void **state)
 				.keys = { PMCLOG_SORT_DSO, PMCLOG_SORT_SYM }, .nkeys = 2,
 			};
 			struct pmclog_resolver_opts ro = { .root = dir };
-			struct pmclog_reader *r = pmclog_reader__new(NULL);
-			struct pmclog_record rec;
 
-			rr.st = pmclog_strings__new();
-			rr.rp = pmclog_replay__new(rr.st);
-			rr.res = pmclog_resolver__new(rr.st, &ro);
-			rr.rep = pmclog_report__new(rr.st, rr.rp, rr.res, &o);
-			pmclog_reader__feed(r, b.data, b.len);
-			pmclog_reader__feed_eof(r);
-			while (pmclog_reader__next(r, &rec) == 1)
-				assert_int_equal(pmclog_replay__add(rr.rp, &rec), 0);
-			pmclog_reader__free(r);
-			assert_int_equal(pmclog_replay__run(rr.rp, pmclog_report__sample, rr.rep), 0);
+			report_replay(&rr, &b, &ro, &o);
 			if (i == 0) {
 				assert_int_equal(pmclog_report__select(rr.rep, "cpu-clock"), -ENOTUNIQ);
 				assert_int_equal(pmclog_report__select(rr.rep, "instructions"), -ENOENT);
@@ -1060,19 +1057,8 @@ static void test_report_events(void **state)
 			.pids = &nobody, .npids = 1,
 		};
 		struct pmclog_resolver_opts ro = { .root = dir };
-		struct pmclog_reader *r = pmclog_reader__new(NULL);
-		struct pmclog_record rec;
 
-		rr.st = pmclog_strings__new();
-		rr.rp = pmclog_replay__new(rr.st);
-		rr.res = pmclog_resolver__new(rr.st, &ro);
-		rr.rep = pmclog_report__new(rr.st, rr.rp, rr.res, &o);
-		pmclog_reader__feed(r, b.data, b.len);
-		pmclog_reader__feed_eof(r);
-		while (pmclog_reader__next(r, &rec) == 1)
-			assert_int_equal(pmclog_replay__add(rr.rp, &rec), 0);
-		pmclog_reader__free(r);
-		assert_int_equal(pmclog_replay__run(rr.rp, pmclog_report__sample, rr.rep), 0);
+		report_replay(&rr, &b, &ro, &o);
 		assert_int_equal(pmclog_report__select(rr.rep, "2"), 0);
 		assert_int_equal(pmclog_report__finish(rr.rep), 0);
 		assert_int_equal(pmclog_report__stats(rr.rep)->samples, 0);

@@ -155,15 +155,14 @@ static void add_mappings(long n)
 }
 
 /*
- * @what must have failed with @err (its errno in @errnum), and left the
- * mappings as they were.
+ * @what must have failed (@ret) with @err (its errno was @errnum), and
+ * left the mappings as they were.
  */
-static void must_fail_with(int ret, int errnum, int err, const char *what)
+static void must_fail(int ret, int errnum, int err, const char *what)
 {
-	errno = errnum;
-	if (ret == 0 || errno != err) {
+	if (ret == 0 || errnum != err) {
 		fprintf(stderr, "mapper: %s: want %s, got %s\n", what,
-			strerror(err), ret ? strerror(errno) : "success");
+			strerror(err), ret ? strerror(errnum) : "success");
 		exit(70);	/* EX_SOFTWARE */
 	}
 }
@@ -215,7 +214,7 @@ int main(int argc, char **argv)
 	jit[0] = (char)0xc3;	/* ret */
 	end_step(5);
 	ret = munmap(q + 1, pg);
-	must_fail_with(ret, errno, EINVAL, "munmap unaligned");
+	must_fail(ret, errno, EINVAL, "munmap unaligned");
 	end_step(6);
 	/*
 	 * A middle page of three: unmapping it or changing its protection
@@ -249,8 +248,8 @@ int main(int argc, char **argv)
 	ret2 = mprotect(r + pg, pg, PROT_READ);
 	mprotect_errno = errno;
 	set_max_map_count(max_map_count);
-	must_fail_with(ret, munmap_errno, ENOMEM, "munmap past max_map_count");
-	must_fail_with(ret2, mprotect_errno, ENOMEM, "mprotect past max_map_count");
+	must_fail(ret, munmap_errno, ENOMEM, "munmap past max_map_count");
+	must_fail(ret2, mprotect_errno, ENOMEM, "mprotect past max_map_count");
 	end_step(7);
 	return 0;
 }

@@ -61,8 +61,9 @@ fi
 echo "have_perf=$have_perf input_kb=$INPUT_KB rounds=$ROUNDS rates=$RATES modes=$MODES" >"$RES"
 
 # recorder TOOL MODE RATE OUTPUT: the words that run a command under
-# TOOL's recorder (none for bare; pinned to CPU 0 for tick and pinbare) in MODE (process, system) at RATE,
-# writing OUTPUT; paths without blanks, so that they split as words.
+# TOOL's recorder (none for bare; taskset to CPU 0 for pinbare and tick)
+# in MODE (process, system) at RATE, writing OUTPUT; paths without
+# blanks, so that they split as words.
 recorder() {
 	_a=
 	[ "$2" = system ] && _a=-a
@@ -127,10 +128,12 @@ run() {
 	_whole=$(grep '^whole ' "$T" | sed 's/.*wall_ns=\([0-9]*\).*/\1/')
 	_own=$(grep '^own ' "$T" | sed 's/.*wall_ns=\([0-9]*\).*/\1/')
 	_samples=$_ticks _lost=0 _lostrec=0 _bytes=0 _rep=0
-	if [ "$1" != bare ] && [ "$1" != pinbare ] && [ "$1" != tick ]; then
+	case $1 in
+	pmclog | bpf | perf)
 		_bytes=$(stat -c %s /tmp/run.log)
 		counts "$1" /tmp/run.log timed
-	fi
+		;;
+	esac
 	echo "run tool=$1 mode=$2 rate=$3 round=$4 whole_ns=${_whole:-0} own_ns=${_own:-0} samples=${_samples:-0} lost_samples=${_lost:-0} lost_records=${_lostrec:-0} bytes=${_bytes:-0} report_ns=${_rep:-0}" >>"$RES"
 }
 
