@@ -178,10 +178,29 @@ int pmclog_compat_kernel_text(struct pmclog_kernel_text *kt)
 	return 0;
 }
 
-unsigned int pmclog_compat_unmap_hooks(struct pmclog_unmap_hook *h)
+unsigned int pmclog_compat_unmap_hooks(struct pmclog_unmap_hook *h,
+				       const char **tree_hook)
 {
 	unsigned int n = 0;
 
+	/*
+	 * 6.1 to 6.4: unmap_region(mm, mt, vma, prev, next, start, end) once
+	 * do_mas_align_munmap() has detached the vmas of the range into a
+	 * tree of their own, mt, past every way the unmap can fail: a kprobe
+	 * there sees munmap(2), mremap's old range and MAP_FIXED (which
+	 * unmaps before it maps, and so before its MAP_IN).  It is also
+	 * where mmap_region() fails, with the mm's own tree, to take the new
+	 * mapping's page tables away: that mapping never had a MAP_IN, and
+	 * the hook leaves it alone.  A kprobe, where a kretprobe on the
+	 * munmap core would also run for every mmap (mmap_region() unmaps
+	 * the new range first), costs an mmap+munmap a third less under TCG.
+	 */
+	*tree_hook = NULL;
+	if (pmclog_compat_have_function("do_mas_align_munmap") &&
+	    pmclog_compat_have_function("unmap_region")) {
+		*tree_hook = "unmap_region";
+		return 0;
+	}
 	/*
 	 * munmap's core: do_vmi_munmap(vmi, mm, start, len, uf, unlock) from
 	 * 6.5, do_mas_munmap(mas, mm, start, len, uf, downgrade) in 6.1-6.4.
@@ -198,6 +217,10 @@ unsigned int pmclog_compat_unmap_hooks(struct pmclog_unmap_hook *h)
 	 * and not the core: its entry is the last place that sees the range.
 	 * It returns the new mapping's address; on failure it puts the old
 	 * mappings back, unless their page tables were already cleared.
+	 * Where the vmas are finally freed (remove_vma(), from
+	 * vms_complete_munmap_vmas()) comes after the new mapping's
+	 * perf_event_mmap(): too late for a MAP_OUT that must precede its
+	 * MAP_IN.
 	 */
 	if (pmclog_compat_have_function("vms_gather_munmap_vmas"))
 		h[n++] = (struct pmclog_unmap_hook){ "mmap_region", -1, 1, 2,

@@ -131,8 +131,14 @@ struct pmclog_unmap_hook {
 
 #define PMCLOG_UNMAP_HOOKS_MAX	2
 
-/* Fill @hooks with this kernel's unmap paths; module init only. */
-unsigned int pmclog_compat_unmap_hooks(struct pmclog_unmap_hook *hooks);
+/*
+ * Fill @hooks with this kernel's unmap paths, to follow with kretprobes,
+ * and return how many; or name in *@tree_hook the function to kprobe
+ * instead, whose second argument is a maple tree of the unmapped vmas
+ * (see pmclog_compat.c), and return 0.  Module init only.
+ */
+unsigned int pmclog_compat_unmap_hooks(struct pmclog_unmap_hook *hooks,
+				       const char **tree_hook);
 
 /* mprotect_fixup()'s arguments that pmclog reads (0-based). */
 struct pmclog_mprotect_args {

@@ -8,8 +8,8 @@
  *   mremap moving a mapping       copy_vma() returns          -> MAP_IN
  *   mremap growing one in place   vma_merge_extend() returns  -> MAP_IN
  *                                 (before 6.3: __vma_adjust())
- *   munmap, MAP_FIXED over it,
- *   mremap's old range            the unmap paths, at return  -> MAP_OUT
+ *   munmap, MAP_FIXED over it,    the unmap paths, at return;
+ *   mremap's old range            6.1: unmap_region()         -> MAP_OUT
  *   mprotect removing PROT_EXEC   mprotect_fixup(), at return -> MAP_OUT
  *   exit, and exec's old image    exit_mmap() entry           -> MAP_OUT
  *
@@ -29,6 +29,7 @@
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/kprobes.h>
+#include <linux/maple_tree.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/percpu.h>
@@ -368,6 +369,48 @@ static int pmclog_vma_unmap_ret(struct kretprobe_instance *ri,
 	return 0;
 }
 
+/*
+ * Where the kernel has one (6.1: pmclog_compat_unmap_hooks()), a plain
+ * kprobe past the last point where the unmap can fail, on the tree of
+ * the vmas it takes away: a MAP_OUT for each executable one.  The caller
+ * holds mmap_lock (for writing, or downgraded to reading), so no other
+ * change of the process's maps comes between.  The tree is the caller's,
+ * walked under RCU as its nodes are read with rcu_dereference_check().
+ */
+static void pmclog_vma_out_tree(struct task_struct *t, struct maple_tree *mt)
+{
+	MA_STATE(mas, mt, 0, 0);
+	struct vm_area_struct *vma;
+	u64 now = 0;
+
+	rcu_read_lock();
+	mas_for_each(&mas, vma, ULONG_MAX) {
+		if (!pmclog_vma_is_exec(vma) || vma->vm_mm != t->mm)
+			continue;
+		if (!now) {
+			if (!pmclog_track_wanted(t))
+				break;
+			now = pmclog_clock();
+		}
+		pmclog_vma_emit_out(t, vma->vm_start, vma->vm_end, now);
+	}
+	rcu_read_unlock();
+}
+
+static int pmclog_vma_unmap_tree_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct task_struct *t = current;
+	struct maple_tree *mt;
+
+	if (!pmclog_track_active() || !t->mm)
+		return 0;
+	/* 6.1's mmap_region(), failing, passes the mm's own tree. */
+	mt = (void *)regs_get_kernel_argument(regs, 1);
+	if (mt != &t->mm->mm_mt)
+		pmclog_vma_out_tree(t, mt);
+	return 0;
+}
+
 /* mprotect_fixup(..., vma, ..., start, end, newflags), see pmclog_compat.c. */
 static int pmclog_vma_mprotect_entry(struct kretprobe_instance *ri,
 				     struct pt_regs *regs)
@@ -473,9 +516,16 @@ static struct kretprobe pmclog_vma_krp_mprotect = {
 	.data_size	= sizeof(struct pmclog_vma_out),
 };
 
-static struct kprobe *pmclog_vma_kprobes[] = {
-	&pmclog_vma_kp_mmap, &pmclog_vma_kp_exit,
+/* Its symbol is chosen at init; registered only where there is one. */
+static struct kprobe pmclog_vma_kp_unmap_tree = {
+	.pre_handler	= pmclog_vma_unmap_tree_pre,
 };
+
+static struct kprobe *pmclog_vma_kprobes[] = {
+	&pmclog_vma_kp_mmap, &pmclog_vma_kp_exit, &pmclog_vma_kp_unmap_tree,
+};
+
+static unsigned int pmclog_vma_nr_kprobes;
 
 /*
  * copy_vma, mprotect_fixup, vma_merge_extend or __vma_adjust, the unmap
@@ -613,7 +663,9 @@ int pmclog_vma_init(void)
 		pmclog_vma_kretprobes[n++] = &pmclog_vma_krp_extend;
 	else if (pmclog_compat_have_function(pmclog_vma_krp_adjust.kp.symbol_name))
 		pmclog_vma_kretprobes[n++] = &pmclog_vma_krp_adjust;
-	pmclog_vma_nr_unmap = pmclog_compat_unmap_hooks(pmclog_vma_unmap);
+	pmclog_vma_nr_unmap =
+		pmclog_compat_unmap_hooks(pmclog_vma_unmap,
+					  &pmclog_vma_kp_unmap_tree.symbol_name);
 	for (i = 0; i < pmclog_vma_nr_unmap; i++) {
 		struct kretprobe *krp = &pmclog_vma_krp_unmap[i];
 
@@ -626,8 +678,11 @@ int pmclog_vma_init(void)
 	for (i = 0; i < n; i++)
 		pmclog_vma_kretprobes[i]->maxactive = pmclog_vma_maxactive();
 
+	/* The tree hook last: without one, it is left out. */
+	pmclog_vma_nr_kprobes = ARRAY_SIZE(pmclog_vma_kprobes) -
+				!pmclog_vma_kp_unmap_tree.symbol_name;
 	ret = pmclog_compat_register_kprobes(pmclog_vma_kprobes,
-					     ARRAY_SIZE(pmclog_vma_kprobes));
+					     pmclog_vma_nr_kprobes);
 	if (ret)
 		return ret;
 	for (i = 0; i < n; i++) {
@@ -641,14 +696,14 @@ int pmclog_vma_init(void)
 err:
 	while (i--)
 		unregister_kretprobe(pmclog_vma_kretprobes[i]);
-	unregister_kprobes(pmclog_vma_kprobes, ARRAY_SIZE(pmclog_vma_kprobes));
+	unregister_kprobes(pmclog_vma_kprobes, pmclog_vma_nr_kprobes);
 	return ret;
 }
 
 void pmclog_vma_exit(void)
 {
 	unregister_kretprobes(pmclog_vma_kretprobes, pmclog_vma_nr_kretprobes);
-	unregister_kprobes(pmclog_vma_kprobes, ARRAY_SIZE(pmclog_vma_kprobes));
+	unregister_kprobes(pmclog_vma_kprobes, pmclog_vma_nr_kprobes);
 }
 
 /* Calls the hooks missed since the module was loaded. */
@@ -657,7 +712,7 @@ unsigned long pmclog_vma_missed(void)
 	unsigned long n = 0;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(pmclog_vma_kprobes); i++)
+	for (i = 0; i < pmclog_vma_nr_kprobes; i++)
 		n += READ_ONCE(pmclog_vma_kprobes[i]->nmissed);
 	for (i = 0; i < pmclog_vma_nr_kretprobes; i++)
 		n += READ_ONCE(pmclog_vma_kretprobes[i]->nmissed) +

@@ -17,6 +17,10 @@
  *      count, taken to thousands first, so that no other process (the
  *      recorder, allocating as it converts and saves the log) is refused
  *      a mapping meanwhile.
+ *   8  a file mapping without PROT_EXEC put MAP_FIXED over the middle page
+ *      of those three (6.12 clears the old page tables before the file's
+ *      mmap op runs)
+ *   9  an anonymous read-write mapping put MAP_FIXED over the first one
  *
  * After saving maps-N.txt, a marker mapping of this program at file offset
  * (MARK_BASE + N) pages is mapped executable and unmapped again, so that a
@@ -182,7 +186,7 @@ int main(int argc, char **argv)
 	self_fd = open("/proc/self/exe", O_RDONLY);
 	if (self_fd < 0)
 		die("/proc/self/exe");
-	if (lseek(self_fd, 0, SEEK_END) < (off_t)(MARK_BASE + 8) * pg) {
+	if (lseek(self_fd, 0, SEEK_END) < (off_t)(MARK_BASE + 10) * pg) {
 		fprintf(stderr, "mapper: this program is too small for its markers\n");
 		return 70;	/* EX_SOFTWARE */
 	}
@@ -251,5 +255,13 @@ int main(int argc, char **argv)
 	must_fail(ret, munmap_errno, ENOMEM, "munmap past max_map_count");
 	must_fail(ret2, mprotect_errno, ENOMEM, "mprotect past max_map_count");
 	end_step(7);
+	if (mmap(r + pg, pg, PROT_READ, MAP_PRIVATE | MAP_FIXED, self_fd, 0) !=
+	    r + pg)
+		die("mmap file MAP_FIXED");
+	end_step(8);
+	if (mmap(r, pg, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, -1, 0) != r)
+		die("mmap anon MAP_FIXED");
+	end_step(9);
 	return 0;
 }
