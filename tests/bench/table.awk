@@ -34,6 +34,26 @@ function sorted(set, list,   n, k) {
 	return n
 }
 function khz(r) { return sprintf("%g kHz", r / 1000) }
+# The mmap loop's row from the per-op figures under key (medians over the
+# runs), and its JSON member name.
+function mmaprow(key, what, name,   b, ti, t, md, madd, mcell, ratio) {
+	if (!cnt["bare" SUBSEP key]) return
+	b = med("bare" SUBSEP key)
+	for (ti = 1; ti <= 3; ti++) {
+		t = tool[ti]
+		md = med(t SUBSEP key)
+		madd[t] = md < 0 ? -1 : md - b
+		mcell[t] = md < 0 ? "-" : sprintf("%+.1f (%.1f)", madd[t], md)
+	}
+	ratio = "-"
+	if (madd["perf"] > 0 && cnt["pmclog" SUBSEP key])
+		ratio = sprintf("%.2fx perf (goal <= 0.5x)", madd["pmclog"] / madd["perf"])
+	if (madd["perf"] > 0 && cnt["bpf" SUBSEP key])
+		ratio = ratio sprintf(" (%.2fx)", madd["bpf"] / madd["perf"])
+	row(sprintf(what, b), mcell["perf"], mcell["pmclog"], mcell["bpf"], ratio)
+	j = j sprintf(",\n  \"%s\": {\"bare\": %s, \"perf\": %s, \"pmclog\": %s, \"bpf\": %s}",
+		name, jnum(b), jnum(med("perf" SUBSEP key)), jnum(med("pmclog" SUBSEP key)), jnum(med("bpf" SUBSEP key)))
+}
 
 /^native / { add("native_secs", kv($0, "secs")); add("native_rss", kv($0, "rss_kb") / 1024)
 	nsamples = kv($0, "samples"); nbytes = kv($0, "bytes") }
@@ -52,7 +72,10 @@ function khz(r) { return sprintf("%g kHz", r / 1000) }
 	}
 	runs++
 }
-/^mmap / { t = kv($0, "tool"); add(t SUBSEP "mmap", kv($0, "wall_ns") / kv($0, "ops") / 1000) }
+/^mmap / {
+	t = kv($0, "tool"); add(t SUBSEP "mmap", kv($0, "wall_ns") / kv($0, "ops") / 1000)
+	if (kv($0, "best_ns") > 0) add(t SUBSEP "mmapbest", kv($0, "best_ns") / kv($0, "block") / 1000)
+}
 /^sweep / {
 	t = kv($0, "tool"); r = kv($0, "rate") + 0
 	if (kv($0, "status") != 0) why[t] = sprintf("%s: exit %s", khz(r), kv($0, "status"))
@@ -172,23 +195,8 @@ END {
 		}
 	}
 	j = j "\n  ]"
-	if (cnt["bare" SUBSEP "mmap"]) {
-		b = med("bare" SUBSEP "mmap")
-		for (ti = 1; ti <= 3; ti++) {
-			t = tool[ti]
-			md = med(t SUBSEP "mmap")
-			madd[t] = md < 0 ? -1 : md - b
-			mcell[t] = md < 0 ? "-" : sprintf("+%.1f (%.1f)", madd[t], md)
-		}
-		ratio = "-"
-		if (madd["perf"] > 0 && cnt["pmclog" SUBSEP "mmap"])
-			ratio = sprintf("%.2fx perf (goal <= 0.5x)", madd["pmclog"] / madd["perf"])
-		if (madd["perf"] > 0 && cnt["bpf" SUBSEP "mmap"])
-			ratio = ratio sprintf(" (%.2fx)", madd["bpf"] / madd["perf"])
-		row(sprintf("mmap+munmap, exec page: us added (bare %.1f)", b), mcell["perf"], mcell["pmclog"], mcell["bpf"], ratio)
-		j = j sprintf(",\n  \"mmap_us_per_op_median\": {\"bare\": %s, \"perf\": %s, \"pmclog\": %s, \"bpf\": %s}",
-			jnum(b), jnum(med("perf" SUBSEP "mmap")), jnum(med("pmclog" SUBSEP "mmap")), jnum(med("bpf" SUBSEP "mmap")))
-	}
+	mmaprow("mmap", "mmap+munmap, exec page: us added (bare %.1f)", "mmap_us_per_op_median")
+	mmaprow("mmapbest", "  fastest 100 of each run: us added (bare %.1f)", "mmap_fastest_block_us_per_op_median")
 	if (nswept) {
 		for (ti = 1; ti <= 3; ti++) {
 			t = tool[ti]
