@@ -184,16 +184,17 @@ unsigned int pmclog_compat_unmap_hooks(struct pmclog_unmap_hook *h,
 	unsigned int n = 0;
 
 	/*
-	 * 6.1 to 6.4: unmap_region(mm, mt, vma, prev, next, start, end) once
-	 * do_mas_align_munmap() has detached the vmas of the range into a
-	 * tree of their own, mt, past every way the unmap can fail: a kprobe
-	 * there sees munmap(2), mremap's old range and MAP_FIXED (which
-	 * unmaps before it maps, and so before its MAP_IN).  It is also
-	 * where mmap_region() fails, with the mm's own tree, to take the new
-	 * mapping's page tables away: that mapping never had a MAP_IN, and
-	 * the hook leaves it alone.  A kprobe, where a kretprobe on the
-	 * munmap core would also run for every mmap (mmap_region() unmaps
-	 * the new range first), costs an mmap+munmap a third less under TCG.
+	 * Kernels with do_mas_align_munmap() (6.1, 6.2): it detaches the
+	 * range's vmas into a tree of their own, mt, and past every way the
+	 * unmap can fail calls unmap_region(mm, mt, vma, prev, next, start,
+	 * end).  A kprobe there sees munmap(2) and vm_munmap(), mremap's old
+	 * range, brk shrinking, shmdt and MAP_FIXED (which unmaps before it
+	 * maps, and so before its MAP_IN).  6.1's mmap_region() calls it too
+	 * where it fails, with the mm's own tree, to take the new mapping's
+	 * page tables away: that mapping never had a MAP_IN, and the hook
+	 * leaves it alone.  A kretprobe on the munmap core would also run at
+	 * every mmap (mmap_region() unmaps the new range first): the kprobe
+	 * costs an mmap+munmap under TCG a third less.
 	 */
 	*tree_hook = NULL;
 	if (pmclog_compat_have_function("do_mas_align_munmap") &&

@@ -229,7 +229,8 @@ static int pmclog_vma_adjust_ret(struct kretprobe_instance *ri,
 /*
  * Executable ranges leave a process through calls that may fail: munmap
  * (an unaligned range, ENOMEM splitting a vma), mprotect, 6.12's
- * mmap_region() over a MAP_FIXED range.  Each is a kretprobe.  At entry,
+ * mmap_region() over a MAP_FIXED range.  Each is a kretprobe (but 6.1's
+ * unmaps: pmclog_vma_unmap_tree_pre(), further down).  At entry,
  * while the vmas still say which parts of the range are executable, those
  * parts are kept in the instance; at return they get a MAP_OUT if the call
  * succeeded, or, if it failed, each part that is no longer the same
@@ -374,8 +375,10 @@ static int pmclog_vma_unmap_ret(struct kretprobe_instance *ri,
  * kprobe past the last point where the unmap can fail, on the tree of
  * the vmas it takes away: a MAP_OUT for each executable one.  The caller
  * holds mmap_lock (for writing, or downgraded to reading), so no other
- * change of the process's maps comes between.  The tree is the caller's,
- * walked under RCU as its nodes are read with rcu_dereference_check().
+ * change of the process's maps comes between.  The tree is a local of
+ * the caller's, this task's, which frees it only after the call: nothing
+ * changes it under the walk.  Its lock is mmap_lock, held; the RCU read
+ * side is for the slot reads' rcu_dereference_check() alone.
  */
 static void pmclog_vma_out_tree(struct task_struct *t, struct maple_tree *mt)
 {
@@ -397,12 +400,14 @@ static void pmclog_vma_out_tree(struct task_struct *t, struct maple_tree *mt)
 	rcu_read_unlock();
 }
 
+/* unmap_region(mm, mt, vma, prev, next, start, end) */
 static int pmclog_vma_unmap_tree_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	struct task_struct *t = current;
 	struct maple_tree *mt;
 
-	if (!pmclog_track_active() || !t->mm)
+	if (!pmclog_track_active() || !t->mm ||
+	    (void *)regs_get_kernel_argument(regs, 0) != t->mm)
 		return 0;
 	/* 6.1's mmap_region(), failing, passes the mm's own tree. */
 	mt = (void *)regs_get_kernel_argument(regs, 1);
@@ -521,10 +526,8 @@ static struct kprobe pmclog_vma_kp_unmap_tree = {
 	.pre_handler	= pmclog_vma_unmap_tree_pre,
 };
 
-static struct kprobe *pmclog_vma_kprobes[] = {
-	&pmclog_vma_kp_mmap, &pmclog_vma_kp_exit, &pmclog_vma_kp_unmap_tree,
-};
-
+/* perf_event_mmap, exit_mmap, the unmap tree hook if any: at init. */
+static struct kprobe *pmclog_vma_kprobes[3];
 static unsigned int pmclog_vma_nr_kprobes;
 
 /*
@@ -678,9 +681,12 @@ int pmclog_vma_init(void)
 	for (i = 0; i < n; i++)
 		pmclog_vma_kretprobes[i]->maxactive = pmclog_vma_maxactive();
 
-	/* The tree hook last: without one, it is left out. */
-	pmclog_vma_nr_kprobes = ARRAY_SIZE(pmclog_vma_kprobes) -
-				!pmclog_vma_kp_unmap_tree.symbol_name;
+	pmclog_vma_nr_kprobes = 0;
+	pmclog_vma_kprobes[pmclog_vma_nr_kprobes++] = &pmclog_vma_kp_mmap;
+	pmclog_vma_kprobes[pmclog_vma_nr_kprobes++] = &pmclog_vma_kp_exit;
+	if (pmclog_vma_kp_unmap_tree.symbol_name)
+		pmclog_vma_kprobes[pmclog_vma_nr_kprobes++] =
+			&pmclog_vma_kp_unmap_tree;
 	ret = pmclog_compat_register_kprobes(pmclog_vma_kprobes,
 					     pmclog_vma_nr_kprobes);
 	if (ret)

@@ -3,13 +3,16 @@
  * mmaploop -o FILE [-n N] MAPPED: map the first page of the file MAPPED
  * executable (PROT_READ | PROT_EXEC, MAP_PRIVATE) and unmap it again, N
  * times (20000), and append "mmap ops=N wall_ns=T block=K best_ns=B" to
- * FILE: the loop's time on CLOCK_MONOTONIC, and that of its fastest K
- * (BLOCK) consecutive iterations (0 with fewer than K).  What a profiler adds to each mmap and munmap
+ * FILE: the loop's time on CLOCK_MONOTONIC, and that of the fastest of
+ * its blocks of K (BLOCK) iterations, 0 to K - 1, K to 2K - 1, ... (0
+ * with fewer than K).  What a profiler adds to each mmap and munmap
  * of an executable mapping (a MAP_IN and a MAP_OUT for pmclog, an MMAP2
  * for perf) is the loop's time under it less the bare loop's, over N;
  * under TCG the host's hiccups (its scheduler, QEMU flushing translated
  * code) move whole loops by a third, and the fastest block is the same
- * figure without them.
+ * figure without them, but also without what a profiler does in batches
+ * less often than once a block (pmclog resolves the paths of its MAP_INs
+ * every 10 ms, in a kworker).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -74,7 +74,10 @@ function mmaprow(key, what, name,   b, ti, t, md, madd, mcell, ratio) {
 }
 /^mmap / {
 	t = kv($0, "tool"); add(t SUBSEP "mmap", kv($0, "wall_ns") / kv($0, "ops") / 1000)
-	if (kv($0, "best_ns") > 0) add(t SUBSEP "mmapbest", kv($0, "best_ns") / kv($0, "block") / 1000)
+	if (kv($0, "best_ns") > 0) {
+		add(t SUBSEP "mmapbest", kv($0, "best_ns") / kv($0, "block") / 1000)
+		mmap_block = kv($0, "block")
+	}
 }
 /^sweep / {
 	t = kv($0, "tool"); r = kv($0, "rate") + 0
@@ -196,7 +199,7 @@ END {
 	}
 	j = j "\n  ]"
 	mmaprow("mmap", "mmap+munmap, exec page: us added (bare %.1f)", "mmap_us_per_op_median")
-	mmaprow("mmapbest", "  fastest 100 of each run: us added (bare %.1f)", "mmap_fastest_block_us_per_op_median")
+	mmaprow("mmapbest", "  fastest " mmap_block " of each run: us added (bare %.1f)", "mmap_fastest_block_us_per_op_median")
 	if (nswept) {
 		for (ti = 1; ti <= 3; ti++) {
 			t = tool[ti]

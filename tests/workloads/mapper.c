@@ -21,6 +21,9 @@
  *      of those three (6.12 clears the old page tables before the file's
  *      mmap op runs)
  *   9  an anonymous read-write mapping put MAP_FIXED over the first one
+ *  10  another page of this program mapped executable MAP_FIXED over the
+ *      last one: its MAP_OUT must come before the new MAP_IN, which a
+ *      reader takes for the range's new code
  *
  * After saving maps-N.txt, a marker mapping of this program at file offset
  * (MARK_BASE + N) pages is mapped executable and unmapped again, so that a
@@ -186,7 +189,7 @@ int main(int argc, char **argv)
 	self_fd = open("/proc/self/exe", O_RDONLY);
 	if (self_fd < 0)
 		die("/proc/self/exe");
-	if (lseek(self_fd, 0, SEEK_END) < (off_t)(MARK_BASE + 10) * pg) {
+	if (lseek(self_fd, 0, SEEK_END) < (off_t)(MARK_BASE + 11) * pg) {
 		fprintf(stderr, "mapper: this program is too small for its markers\n");
 		return 70;	/* EX_SOFTWARE */
 	}
@@ -263,5 +266,9 @@ int main(int argc, char **argv)
 		 MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, -1, 0) != r)
 		die("mmap anon MAP_FIXED");
 	end_step(9);
+	if (mmap(r + 2 * pg, pg, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED,
+		 self_fd, 5 * pg) != r + 2 * pg)
+		die("mmap exec MAP_FIXED");
+	end_step(10);
 	return 0;
 }
