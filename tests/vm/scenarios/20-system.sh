@@ -29,11 +29,11 @@ is "$?" 0 "pmclog dump exits 0" || diag "dump: $(tail -n 3 "$TXT.err")"
 is "$(first_type "$TXT")" INITIALIZE "first record is INITIALIZE"
 is "$(last_type "$TXT")" CLOSELOG "last record is CLOSELOG"
 
-n=$(kv_awk "$TXT" '$1 == "PCSAMPLE" && f["pid"] == '"$pid"' { n++ } END { print n + 0 }')
-user=$(kv_awk "$TXT" '$1 == "PCSAMPLE" && f["pid"] == '"$pid"' && f["mode"] == "user" { n++ } END { print n + 0 }')
+n=$(kv_awk -t PCSAMPLE "$TXT" '$1 == "PCSAMPLE" && f["pid"] == '"$pid"' { n++ } END { print n + 0 }')
+user=$(kv_awk -t PCSAMPLE "$TXT" '$1 == "PCSAMPLE" && f["pid"] == '"$pid"' && f["mode"] == "user" { n++ } END { print n + 0 }')
 all=$(count_type "$TXT" PCSAMPLE)
 diag "PCSAMPLE: $all in all, $n of busy (pid $pid), $user of them in user mode"
-diag "samples per CPU: $(kv_awk "$TXT" '$1 == "PCSAMPLE" { c[f["cpu"]]++ } END { for (k in c) printf "cpu%s=%d ", k, c[k] }')"
+diag "samples per CPU: $(cpu_counts "$TXT")"
 
 # Expected: SECONDS_BUSY x HZ_REQ = 3000.  Measured on an idle host the
 # hrtimer gives 840-1030 per second; when the host's two cores are busy a
@@ -54,7 +54,7 @@ fi
 # and the page tables), against /proc/kallsyms: it starts at _stext, was
 # linked at x86-64's __START_KERNEL, and ends at _etext rounded up to its
 # page (where the mapping turns NX), or, without NX, not before _etext.
-ktext=$(kv_awk "$TXT" '$1 == "MAP_IN" && f["pid"] == -1 && f["path"] == "[kernel]" {
+ktext=$(kv_awk -t MAP_IN "$TXT" '$1 == "MAP_IN" && f["pid"] == -1 && f["path"] == "[kernel]" {
 	print f["start"], f["end"], f["offset"]; exit }')
 syms=$(awk '$3 == "_stext" || $3 == "_etext" { printf "%s=0x%s ", $3, $1 }' /proc/kallsyms)
 diag "kernel MAP_IN start end offset: $ktext; kallsyms: $syms"
@@ -93,7 +93,7 @@ is "$?" 0 "pmclog record -a -- two busy loops exits 0" ||
 	diag "record: $(tail -n 3 "$OUT/record2.err")"
 shpid=$(cat "$OUT/sh.pid" 2>/dev/null)
 dump_log "$LOG2" "$TXT2" || diag "dump: $(tail -n 3 "$TXT2.err")"
-set -- $(kv_awk "$TXT2" '
+set -- $(kv_awk -t PROCEXIT,PCSAMPLE "$TXT2" '
 	$1 == "PROCEXIT" && f["pid"] == "'"$shpid"'" { end = f["ts"] }
 	$1 == "PCSAMPLE" { ts[++n] = f["ts"] }
 	END { for (i = 1; i <= n; i++) if (end && ts[i] > end) a++; print n + 0, a + 0, end ? 1 : 0 }')

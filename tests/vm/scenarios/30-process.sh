@@ -28,13 +28,13 @@ is "$?" 0 "pmclog dump exits 0" || diag "dump: $(tail -n 3 "$TXT.err")"
 is "$(first_type "$TXT")" INITIALIZE "first record is INITIALIZE"
 is "$(last_type "$TXT")" CLOSELOG "last record is CLOSELOG"
 
-pids=$(kv_awk "$TXT" '$1 == "PCSAMPLE" { print f["pid"] }' | sort -u | tr '\n' ' ')
+pids=$(kv_awk -t PCSAMPLE "$TXT" '$1 == "PCSAMPLE" { print f["pid"] }' | sort -u | tr '\n' ' ')
 is "$pids" "$pid " "every PCSAMPLE has busy's pid ($pid)"
-tids=$(kv_awk "$TXT" '$1 == "PCSAMPLE" { print f["tid"] }' | sort -u | tr '\n' ' ')
+tids=$(kv_awk -t PCSAMPLE "$TXT" '$1 == "PCSAMPLE" { print f["tid"] }' | sort -u | tr '\n' ' ')
 is "$tids" "$pid " "every PCSAMPLE has busy's only thread"
 
 n=$(count_type "$TXT" PCSAMPLE)
-user=$(kv_awk "$TXT" '$1 == "PCSAMPLE" && f["mode"] == "user" { n++ } END { print n + 0 }')
+user=$(kv_awk -t PCSAMPLE "$TXT" '$1 == "PCSAMPLE" && f["mode"] == "user" { n++ } END { print n + 0 }')
 diag "PCSAMPLE: $n, $user in user mode"
 # See 20-system for the band.
 want=$((SECONDS_BUSY * HZ_REQ))

@@ -44,7 +44,7 @@ rec=$((l1 - l0))
 dump_log "$LOG" "$TXT" || diag "dump: $(tail -n 3 "$TXT.err")"
 
 n=$(count_type "$TXT" PCSAMPLE)
-on1=$(kv_awk "$TXT" '$1 == "PCSAMPLE" && f["cpu"] == 1 { n++ } END { print n + 0 }')
+on1=$(kv_awk -t PCSAMPLE "$TXT" '$1 == "PCSAMPLE" && f["cpu"] == 1 { n++ } END { print n + 0 }')
 diag "PCSAMPLE: $n ($on1 on cpu1); cpu1's timer interrupts: $bare bare, $rec recording"
 want=$((SECONDS_BUSY * HZ_REQ))
 # See 20-system for the band.

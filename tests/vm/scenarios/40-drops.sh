@@ -87,7 +87,7 @@ nodrops() {
 	set -- $(drop_counts "$_txt")
 	_pcs=$(count_type "$_txt" PCSAMPLE)
 	diag "$_name: PCSAMPLE=$_pcs DROPNOTIFY=$1 (samples $2, records $3); CLOSELOG samples=$4 samples_dropped=$5 records_dropped=$6"
-	diag "$_name: samples per CPU: $(grep '^PCSAMPLE ' "$_txt" | kv_awk - '{ c[f["cpu"]]++ } END { for (k in c) printf "cpu%s=%d ", k, c[k] }')"
+	diag "$_name: samples per CPU: $(cpu_counts "$_txt")"
 	is "$1" 0 "$_name: no DROPNOTIFY"
 	is "$5" 0 "$_name: CLOSELOG samples_dropped is 0"
 	is "$6" 0 "$_name: CLOSELOG records_dropped is 0"

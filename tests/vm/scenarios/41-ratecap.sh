@@ -45,7 +45,7 @@ bounded 30 pmclog record --no-kallsyms -e cpu-clock -F 2000 -o "$OUT/ok.pmclog" 
 is "$?" 0 "record -F 2000 (the limit) works" || diag "record: $(tail -n 3 "$OUT/ok.err")"
 dump_log "$OUT/ok.pmclog" "$OUT/ok.txt"
 pid=$(cat "$OUT/busy.pid" 2>/dev/null)
-n=$(kv_awk "$OUT/ok.txt" '$1 == "PCSAMPLE" && f["pid"] == '"${pid:-0}"' { n++ } END { print n + 0 }')
+n=$(kv_awk -t PCSAMPLE "$OUT/ok.txt" '$1 == "PCSAMPLE" && f["pid"] == '"${pid:-0}"' { n++ } END { print n + 0 }')
 diag "busy: $n samples in 2 s at 2000 Hz"
 # 4000 would be every tick; TCG on a shared host delivers a fraction, and
 # what matters here is that a log at the limit samples at all.

@@ -40,7 +40,7 @@ hotplug_run() {
 	dump_log "$log" "$txt" || diag "dump: $(tail -n 3 "$txt.err")"
 
 	# Per CPU, samples in each 0.25 s slice of the run, in time order.
-	kv_awk "$txt" '$1 == "PCSAMPLE" {
+	kv_awk -t PCSAMPLE "$txt" '$1 == "PCSAMPLE" {
 		if (t0 == "") t0 = f["ts"]
 		s = int((f["ts"] - t0) / 250000000); n[f["cpu"], s]++; if (s > last) last = s
 	} END { for (s = 0; s <= last; s++) print s, n[0, s] + 0, n[1, s] + 0 }' >"$slices"

@@ -36,7 +36,7 @@ record_forker() {
 
 # samples_of TXT PID
 samples_of() {
-	kv_awk "$1" '$1 == "PCSAMPLE" && f["pid"] == '"$2"' { n++ } END { print n + 0 }'
+	kv_awk -t PCSAMPLE "$1" '$1 == "PCSAMPLE" && f["pid"] == '"$2"' { n++ } END { print n + 0 }'
 }
 
 # pids_of NAME: the children's pids, one a line (none if they never ran).
@@ -71,7 +71,7 @@ is "$(pids_of descendants | wc -l)" "$CHILDREN" "forker ran $CHILDREN busy child
 # and four busy children on two vCPUs of a busy host get less than their
 # share of time (24% seen with three VMs on two cores).
 check_followed descendants "by default"
-npids=$(kv_awk "$OUT/descendants.txt" '$1 == "PCSAMPLE" { print f["pid"] }' | sort -u | wc -l)
+npids=$(kv_awk -t PCSAMPLE "$OUT/descendants.txt" '$1 == "PCSAMPLE" { print f["pid"] }' | sort -u | wc -l)
 # The children and forker (which is also the recorder's child before exec).
 in_band "$npids" "$CHILDREN" $((CHILDREN + 1)) "by default: samples come from the children and forker only"
 

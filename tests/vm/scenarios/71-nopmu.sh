@@ -50,8 +50,8 @@ bounded 30 pmclog record --no-kallsyms -e cpu-clock:uk -F 1000 -o "$OUT/clock.pm
 	>"$OUT/clock.out" 2>"$OUT/clock.err"
 is "$?" 0 "record -e cpu-clock still works" || diag "record: $(tail -n 3 "$OUT/clock.err")"
 dump_log "$OUT/clock.pmclog" "$OUT/clock.txt"
-is "$(kv_awk "$OUT/clock.txt" '$1 == "PMCALLOCATE" { print f["event"], f["name"] }')" \
+is "$(kv_awk -t PMCALLOCATE "$OUT/clock.txt" '$1 == "PMCALLOCATE" { print f["event"], f["name"] }')" \
 	"cpu-clock cpu-clock:uk" "PMCALLOCATE names the event as -e gave it"
 pid=$(cat "$OUT/busy.pid" 2>/dev/null)
-n=$(kv_awk "$OUT/clock.txt" '$1 == "PCSAMPLE" && f["pid"] == '"${pid:-0}"' { n++ } END { print n + 0 }')
+n=$(kv_awk -t PCSAMPLE "$OUT/clock.txt" '$1 == "PCSAMPLE" && f["pid"] == '"${pid:-0}"' { n++ } END { print n + 0 }')
 at_least "$n" 100 "cpu-clock samples of busy"

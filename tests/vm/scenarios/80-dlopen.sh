@@ -112,7 +112,7 @@ check_maps() {
 # range while no library is mapped there (before the first MAP_IN, or
 # between a MAP_OUT and the next MAP_IN), in tstamp order.
 check_order() {
-	_ranges=$(kv_awk "$OUT/$1.txt" '$1 == "MAP_IN" && f["path"] ~ /libhot_/ {
+	_ranges=$(kv_awk -t MAP_IN "$OUT/$1.txt" '$1 == "MAP_IN" && f["path"] ~ /libhot_/ {
 		printf "%s-%s,", f["start"], f["end"] }')
 	_bad=$(sorted "$OUT/$1.txt" | kv_awk - '
 	BEGIN {
@@ -139,7 +139,7 @@ for mode in process system; do
 	check_maps "$mode" "$pid" a
 	check_maps "$mode" "$pid" b
 	check_order "$mode" "$pid"
-	a=$(kv_awk "$OUT/$mode.txt" '$1 == "MAP_IN" && f["path"] ~ /libhot_a/ { print f["start"] }')
-	b=$(kv_awk "$OUT/$mode.txt" '$1 == "MAP_IN" && f["path"] ~ /libhot_b/ { print f["start"] }')
+	a=$(kv_awk -t MAP_IN "$OUT/$mode.txt" '$1 == "MAP_IN" && f["path"] ~ /libhot_a/ { print f["start"] }')
+	b=$(kv_awk -t MAP_IN "$OUT/$mode.txt" '$1 == "MAP_IN" && f["path"] ~ /libhot_b/ { print f["start"] }')
 	diag "$mode: libhot_a.so text at $a, libhot_b.so at $b"
 done

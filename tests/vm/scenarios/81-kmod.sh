@@ -35,7 +35,7 @@ EOS
 # in_range_count TXT START END [FROM_TS TO_TS]: kernel samples with
 # START <= pc < END (hex, same length), taken between the two stamps.
 in_range_count() {
-	kv_awk "$1" '$1 == "PCSAMPLE" && f["mode"] == "kernel" {
+	kv_awk -t PCSAMPLE "$1" '$1 == "PCSAMPLE" && f["mode"] == "kernel" {
 		pc = f["pc"]; t = f["ts"] + 0
 		if (length(pc) == length("'"$2"'") && pc >= "'"$2"'" && pc < "'"$3"'" &&
 		    t >= '"${4:-0}"' && t <= '"${5:-1e30}"') n++
@@ -49,13 +49,13 @@ check_log() {
 	_name=$1
 	_txt=$OUT/$_name.txt
 	# Core text: flags KMODULE (0x2); init text: KMODULE|INIT (0xa).
-	kv_awk "$_txt" '$1 == "MAP_IN" && f["pid"] == -1 && f["path"] == "pmclog_testmod" {
+	kv_awk -t MAP_IN "$_txt" '$1 == "MAP_IN" && f["pid"] == -1 && f["path"] == "pmclog_testmod" {
 		print f["flags"], f["start"], f["end"], f["ts"] }' >"$OUT/$_name.maps"
-	kv_awk "$_txt" '$1 == "MAP_OUT" && f["pid"] == -1 { print f["start"], f["end"], f["ts"] }' \
+	kv_awk -t MAP_OUT "$_txt" '$1 == "MAP_OUT" && f["pid"] == -1 { print f["start"], f["end"], f["ts"] }' \
 		>"$OUT/$_name.outs"
 	is "$(awk '$1 == "0x2"' "$OUT/$_name.maps" | wc -l)" 2 "$_name: MAP_IN pid -1 of the module's text, both loads"
 	is "$(awk '$1 == "0xa"' "$OUT/$_name.maps" | wc -l)" 2 "$_name: MAP_IN pid -1 of its init text, both loads"
-	nsym=$(kv_awk "$_txt" '$1 == "KSYMBOL" && f["synth"] == 0 && f["name"] == "pmclog_testmod_busy" { n++ } END { print n + 0 }')
+	nsym=$(kv_awk -t KSYMBOL "$_txt" '$1 == "KSYMBOL" && f["synth"] == 0 && f["name"] == "pmclog_testmod_busy" { n++ } END { print n + 0 }')
 	is "$nsym" 2 "$_name: KSYMBOL pmclog_testmod_busy, both loads"
 
 	load=0
@@ -66,7 +66,7 @@ check_log() {
 		out=$(awk -v s="$start" -v t="$ts" '$1 == s && $3 + 0 > t + 0 { print $3; exit }' "$OUT/$_name.outs")
 		[ -n "$out" ] && ok "$_name: load $load: MAP_OUT pid -1 of the text after its MAP_IN" ||
 			not_ok "$_name: load $load: MAP_OUT pid -1 of the text after its MAP_IN"
-		sym=$(kv_awk "$_txt" '$1 == "KSYMBOL" && f["synth"] == 0 && f["name"] == "pmclog_testmod_busy" &&
+		sym=$(kv_awk -t KSYMBOL "$_txt" '$1 == "KSYMBOL" && f["synth"] == 0 && f["name"] == "pmclog_testmod_busy" &&
 			f["ts"] + 0 >= '"$ts"' { print f["start"], f["size"]; exit }')
 		# shellcheck disable=SC2086 # two words on purpose
 		set -- ${sym:-0x0 0}

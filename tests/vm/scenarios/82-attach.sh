@@ -35,7 +35,7 @@ wait "$bg"
 dump_log "$LOG" "$TXT" || diag "dump: $(tail -n 3 "$TXT.err")"
 
 # Position (line) and stamp of busy's INITIAL text MAP_IN and of its first sample.
-set -- $(kv_awk "$TXT" '
+set -- $(kv_awk -t MAP_IN,PCSAMPLE "$TXT" '
 	$1 == "MAP_IN" && f["pid"] == '"$pid"' && f["path"] == "/bin/busy" && !m { m = NR; mt = f["ts"]; fl = f["flags"]; s = f["start"] }
 	$1 == "PCSAMPLE" && f["pid"] == '"$pid"' && !p { p = NR; pt = f["ts"] }
 	END { print m + 0, p + 0, mt + 0, pt + 0, fl, s }')
@@ -47,7 +47,7 @@ at_least "$2" 1 "busy has samples"
 [ "$1" -gt 0 ] && [ "$2" -gt "$1" ] && ok "the MAP_IN comes before the first sample in the file" ||
 	not_ok "the MAP_IN comes before the first sample in the file (lines $1, $2)"
 [ "$3" -le "$4" ] && ok "and in time" || not_ok "and in time ($3 > $4)"
-is "$(kv_awk "$TXT" '$1 == "PROCEXIT" && f["pid"] == '"$pid"' { n++ } END { print n + 0 }')" 1 \
+is "$(kv_awk -t PROCEXIT "$TXT" '$1 == "PROCEXIT" && f["pid"] == '"$pid"' { n++ } END { print n + 0 }')" 1 \
 	"PROCEXIT of pid $pid"
 is "$(last_type "$TXT")" CLOSELOG "last record is CLOSELOG"
 n=$(count_type "$TXT" PCSAMPLE)
@@ -57,7 +57,7 @@ n=$(count_type "$TXT" PCSAMPLE)
 # and attaches its programs first).  At HZ_REQ: no more than 150% of it (a
 # sampler of other tasks, or at the wrong rate), at least 10% (the rate is
 # 30-process's check; a busy host starves the vCPU and the timer).
-ms=$(kv_awk "$TXT" '$1 == "PROCEXIT" && f["pid"] == '"$pid"' { printf "%d\n", (f["ts"] - '"$3"') / 1000000; exit }')
+ms=$(kv_awk -t PROCEXIT "$TXT" '$1 == "PROCEXIT" && f["pid"] == '"$pid"' { printf "%d\n", (f["ts"] - '"$3"') / 1000000; exit }')
 diag "  attached for ${ms:-?} ms of busy's ${SECS} s"
 in_band "$n" $((${ms:-0} * HZ_REQ / 1000 * 10 / 100)) $((${ms:-0} * HZ_REQ / 1000 * 150 / 100 + 1)) \
 	"PCSAMPLE count is about the attached time x $HZ_REQ Hz"

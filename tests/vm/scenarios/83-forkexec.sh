@@ -34,7 +34,7 @@ count() { kv_awk "$1" "$2"' { n++ } END { print n + 0 }'; }
 for name in children system; do
 	if [ "$name" = system ]; then record "$name" -a; else record "$name"; fi
 	txt=$OUT/$name.txt
-	forker=$(kv_awk "$txt" '$1 == "PROCEXEC" && f["path"] == "/bin/forker" { print f["pid"]; exit }')
+	forker=$(kv_awk -t PROCEXEC "$txt" '$1 == "PROCEXEC" && f["path"] == "/bin/forker" { print f["pid"]; exit }')
 	[ -n "$forker" ] && ok "$name: PROCEXEC of /bin/forker" || not_ok "$name: PROCEXEC of /bin/forker"
 	by_time "$txt" >"$txt.by-time"
 	while read -r child; do

@@ -28,8 +28,8 @@ record_kptr() {
 }
 
 # kernel_samples FILE: "all nonzero" kernel-mode PCSAMPLEs, and their pcs.
-kernel_samples() { kv_awk "$1" '$1 == "PCSAMPLE" && f["mode"] == "kernel" { n++; if (f["pc"] != "0x0") nz++ } END { print n + 0, nz + 0 }'; }
-kernel_maps() { kv_awk "$1" '$1 == "MAP_IN" && f["pid"] == "-1" { n++ } END { print n + 0 }'; }
+kernel_samples() { kv_awk -t PCSAMPLE "$1" '$1 == "PCSAMPLE" && f["mode"] == "kernel" { n++; if (f["pc"] != "0x0") nz++ } END { print n + 0, nz + 0 }'; }
+kernel_maps() { kv_awk -t MAP_IN "$1" '$1 == "MAP_IN" && f["pid"] == "-1" { n++ } END { print n + 0 }'; }
 
 for v in 1 2; do
 	record_kptr "$v"
@@ -45,5 +45,5 @@ set -- $(kernel_samples "$OUT/kptr-2.txt")
 at_least "$1" 20 "kptr_restrict=2: kernel samples"
 is "$2" 0 "kptr_restrict=2: no kernel sample has a pc"
 is "$(kernel_maps "$OUT/kptr-2.txt")" 0 "kptr_restrict=2: no MAP_IN of the kernel or a module"
-user=$(kv_awk "$OUT/kptr-2.txt" '$1 == "PCSAMPLE" && f["mode"] == "user" && f["pc"] != "0x0" { n++ } END { print n + 0 }')
+user=$(kv_awk -t PCSAMPLE "$OUT/kptr-2.txt" '$1 == "PCSAMPLE" && f["mode"] == "user" && f["pc"] != "0x0" { n++ } END { print n + 0 }')
 diag "kptr_restrict=2: $user user samples with their pc"

@@ -27,10 +27,10 @@ is "$?" 0 "record -e cpu-clock -c $P1 -e cpu-clock -c $P2 exits 0" ||
 	diag "record: $(tail -n 3 "$OUT/record.err")"
 pid=$(cat "$OUT/busy.pid" 2>/dev/null)
 dump_log "$OUT/ev.pmclog" "$OUT/ev.txt"
-is "$(kv_awk "$OUT/ev.txt" '$1 == "PMCALLOCATE" { printf "%s:%s:%s ", f["pmc"], f["period"], f["freq"] }')" \
+is "$(kv_awk -t PMCALLOCATE "$OUT/ev.txt" '$1 == "PMCALLOCATE" { printf "%s:%s:%s ", f["pmc"], f["period"], f["freq"] }')" \
 	"1:$P1:0 2:$P2:0 " "a PMCALLOCATE per PMC, each with its own period"
 # Every sample, and busy's, by PMC, as the dump counts them.
-kv_awk "$OUT/ev.txt" '$1 == "PCSAMPLE" { n[f["pmc"]]++; if (f["pid"] == "'"${pid:-0}"'") b[f["pmc"]]++ }
+kv_awk -t PCSAMPLE "$OUT/ev.txt" '$1 == "PCSAMPLE" { n[f["pmc"]]++; if (f["pid"] == "'"${pid:-0}"'") b[f["pmc"]]++ }
 	END { print n[1] + 0, n[2] + 0, b[1] + 0, b[2] + 0 }' >"$OUT/counts"
 read -r n1 n2 b1 b2 <"$OUT/counts"
 diag "PCSAMPLE: PMC 1 $n1 (busy $b1), PMC 2 $n2 (busy $b2)"

@@ -29,7 +29,7 @@ id_of() { awk -v p="$1" '$1 == p { print $2; exit }' "$IDS"; }
 # (with those flags, if given), the build-id of the BUILDID of the same
 # pid and start that follows it before the next MAP_IN there, or "-".
 buildids_of() {
-	kv_awk "$1" '$1 == "MAP_IN" { delete cur[f["pid"] " " f["start"]] }
+	kv_awk -t MAP_IN,BUILDID "$1" '$1 == "MAP_IN" { delete cur[f["pid"] " " f["start"]] }
 		$1 == "MAP_IN" && f["path"] == "'"$2"'" && ("'"${3:-}"'" == "" || f["flags"] == "'"${3:-}"'") {
 			cur[f["pid"] " " f["start"]] = ++n; start[n] = f["start"]
 		}
@@ -67,7 +67,7 @@ for f in /bin/dlswap $LIBDIR/libhot_a.so $LIBDIR/libhot_b.so; do
 		skip "dlswap: BUILDID of $f" "the host's readelf shows no build-id"
 	fi
 done
-is "$(kv_awk "$OUT/dl.dump" '$1 == "BUILDID" && f["pid"] != -1 && f["synth"] == 1 { n++ } END { print n + 0 }')" 0 \
+is "$(kv_awk -t BUILDID "$OUT/dl.dump" '$1 == "BUILDID" && f["pid"] != -1 && f["synth"] == 1 { n++ } END { print n + 0 }')" 0 \
 	"dlswap: no BUILDID of a process is the recorder's"
 
 # ------------------------------------------------------------------
@@ -101,8 +101,8 @@ cp "$OUT/libhot_a.so.orig" "$LIBDIR/libhot_a.so"
 # ------------------------------------------------------------------
 # The kernel and the modules loaded at START: the recorder's, from /sys
 
-kmap=$(kv_awk "$OUT/dl.dump" '$1 == "MAP_IN" && f["path"] == "[kernel]" { print f["start"]; exit }')
-kid=$(kv_awk "$OUT/dl.dump" '$1 == "BUILDID" && f["pid"] == -1 && f["start"] == "'"$kmap"'" && f["synth"] == 1 { print f["build_id"]; exit }')
+kmap=$(kv_awk -t MAP_IN "$OUT/dl.dump" '$1 == "MAP_IN" && f["path"] == "[kernel]" { print f["start"]; exit }')
+kid=$(kv_awk -t BUILDID "$OUT/dl.dump" '$1 == "BUILDID" && f["pid"] == -1 && f["start"] == "'"$kmap"'" && f["synth"] == 1 { print f["build_id"]; exit }')
 diag "[kernel] at $kmap: build-id ${kid:-none}"
 if [ -n "$kmap" ] && [ -n "$kid" ]; then
 	ok "the recorder adds the kernel's BUILDID"

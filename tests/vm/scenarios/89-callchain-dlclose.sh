@@ -29,7 +29,7 @@ dump_log "$OUT/dl.pmclog" "$OUT/dl.dump"
 
 # Where the loader put each library's text: the same place, or the test
 # proves less (a name per address would do).
-starts=$(kv_awk "$OUT/dl.dump" '$1 == "MAP_IN" && f["path"] ~ /libhot_[ab]\.so$/ && f["pid"] == '"${pid:-0}"' {
+starts=$(kv_awk -t MAP_IN "$OUT/dl.dump" '$1 == "MAP_IN" && f["path"] ~ /libhot_[ab]\.so$/ && f["pid"] == '"${pid:-0}"' {
 	n = f["path"]; sub(/.*libhot_/, "", n); sub(/\.so$/, "", n); s[n] = s[n] f["start"] " " }
 	END { print s["a"] "/" s["b"] }')
 diag "libhot_a.so text at: ${starts%/*}; libhot_b.so at: ${starts#*/}"
