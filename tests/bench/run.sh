@@ -14,9 +14,10 @@
 #   VM       tests/vm/run.sh boots BENCH_KERNEL (6.1-cloud) once with
 #            tests/bench/vm/10-bench.sh: xz bare / under perf record /
 #            under pmclog record / under pmclog record --bpf (the BPF
-#            collector) in each of BENCH_MODES (process system) at each
-#            of BENCH_RATES (1000 4000 10000), BENCH_ROUNDS (5)
-#            interleaved rounds; mmaploop.c's BENCH_MMAP_OPS (20000)
+#            collector) in each of BENCH_MODES (process system stacks;
+#            stacks: process mode with -g) at each of BENCH_RATES (1000
+#            4000 10000; stacks at BENCH_STACKS_RATES, 4000), BENCH_ROUNDS
+#            (5) interleaved rounds; mmaploop.c's BENCH_MMAP_OPS (20000)
 #            mmaps and munmaps of an executable page under each; the
 #            highest drop-free rate of each, system-wide over two busy
 #            CPUs, from BENCH_SWEEP_RATES (10000 20000 40000 80000).  perf
@@ -36,7 +37,8 @@ native_rounds=${BENCH_NATIVE_ROUNDS:-3}
 kernel=${BENCH_KERNEL:-6.1-cloud}
 rates=${BENCH_RATES:-1000 4000 10000}
 rounds=${BENCH_ROUNDS:-5}
-modes=${BENCH_MODES-process system}
+modes=${BENCH_MODES-process system stacks}
+stacks_rates=${BENCH_STACKS_RATES:-4000}
 input_kb=${BENCH_INPUT_KB:-1024}
 mmap_ops=${BENCH_MMAP_OPS:-20000}
 sweep_rates=${BENCH_SWEEP_RATES-10000 20000 40000 80000}
@@ -131,8 +133,8 @@ if [[ ${BENCH_VM:-1} != 0 ]]; then
 			perf=$root/usr/bin/perf
 		fi
 	fi
-	printf 'ROUNDS=%s\nRATES="%s"\nMODES="%s"\nINPUT_KB=%s\nMMAP_OPS=%s\nSWEEP_RATES="%s"\n' \
-		"$rounds" "$rates" "$modes" "$input_kb" "$mmap_ops" "$sweep_rates" >"$out/bench.conf"
+	printf 'ROUNDS=%s\nRATES="%s"\nMODES="%s"\nSTACKS_RATES="%s"\nINPUT_KB=%s\nMMAP_OPS=%s\nSWEEP_RATES="%s"\n' \
+		"$rounds" "$rates" "$modes" "$stacks_rates" "$input_kb" "$mmap_ops" "$sweep_rates" >"$out/bench.conf"
 	rm -f "$vmres"/*/10-bench/bench.txt
 	PMCLOG_VM_SCENARIO_DIR=$repo/tests/bench/vm \
 	PMCLOG_VM_EXTRA="$out/timeit $out/mmaploop /usr/bin/xz $out/bench.conf $perf" \

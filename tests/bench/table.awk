@@ -117,9 +117,12 @@ END {
 	j = j "},\n  \"vm\": ["
 	nr = sorted(rateseen, rl)
 	nj = 0
-	for (mi = 1; mi <= 2; mi++) {
-		m = mi == 1 ? "process" : "system"
+	for (mi = 1; mi <= 3; mi++) {
+		m = mi == 1 ? "process" : mi == 2 ? "system" : "stacks"
 		if (!(m in modeseen)) continue
+		# stacks: process mode with -g (call stacks) for each tool.
+		mname = m == "stacks" ? "process -g" : m
+		wname = m == "stacks" ? "callpaths" : "xz"
 		for (i = 1; i <= nr; i++) {
 			r = rl[i]
 			if (!cnt["bare" SUBSEP m SUBSEP r SUBSEP "whole"]) continue
@@ -139,7 +142,7 @@ END {
 					ratio = sprintf("added time %.2fx perf (goal <= 0.5x)", addt["pmclog"] / addt["perf"])
 				if (addt["perf"] > 0 && cnt["bpf" SUBSEP m SUBSEP r SUBSEP what])
 					ratio = ratio sprintf(" (%.2fx)", addt["bpf"] / addt["perf"])
-				row(sprintf("%s %s, %s: x bare", m, khz(r), w == 1 ? "whole command" : "xz alone"),
+				row(sprintf("%s %s, %s: x bare", mname, khz(r), w == 1 ? "whole command" : wname " alone"),
 					cell["perf"], cell["pmclog"], cell["bpf"], ratio)
 				jb[w] = b
 			}
@@ -160,7 +163,7 @@ END {
 				ratio = sprintf("%.2fx perf per sample", pps["pmclog"] / pps["perf"])
 			if (pps["perf"] > 0 && pps["bpf"] >= 0)
 				ratio = ratio sprintf(" (%.2fx)", pps["bpf"] / pps["perf"])
-			row(sprintf("%s %s, xz alone: us added per sample", m, khz(r)),
+			row(sprintf("%s %s, %s alone: us added per sample", mname, khz(r), wname),
 				pcell["perf"], pcell["pmclog"], pcell["bpf"], ratio)
 			# The floor (process mode): xz's added time per tick of
 			# pmclog_tickfloor, timer interrupts that do nothing, at
@@ -172,7 +175,7 @@ END {
 			tmed = med(tk); pmed = med("pinbare" SUBSEP m SUBSEP r SUBSEP "own")
 			tfloor = ntk > 0 && tmed >= 0 && pmed >= 0 ? (tmed - pmed) * 1e6 / ntk : "none"
 			if (tfloor != "none")
-				row(sprintf("%s %s, xz alone: us per empty tick", m, khz(r)), "-", "-", "-",
+				row(sprintf("%s %s, %s alone: us per empty tick", mname, khz(r), wname), "-", "-", "-",
 					sprintf("%.1f: the timer's interrupt alone (%d ticks a run)", tfloor, ntk))
 			for (ti = 1; ti <= 3; ti++) {
 				t = tool[ti]
@@ -181,8 +184,8 @@ END {
 				bcell[t] = s[t, m, r] ? sprintf("%.1f", bytes[t, m, r] / s[t, m, r]) : "-"
 				bps[t] = s[t, m, r] ? bytes[t, m, r] / s[t, m, r] : -1
 			}
-			row(sprintf("%s %s: samples lost (all rounds)", m, khz(r)), dcell["perf"], dcell["pmclog"], dcell["bpf"], "goal 0")
-			row(sprintf("%s %s: bytes per sample", m, khz(r)), bcell["perf"], bcell["pmclog"], bcell["bpf"],
+			row(sprintf("%s %s: samples lost (all rounds)", mname, khz(r)), dcell["perf"], dcell["pmclog"], dcell["bpf"], "goal 0")
+			row(sprintf("%s %s: bytes per sample", mname, khz(r)), bcell["perf"], bcell["pmclog"], bcell["bpf"],
 				(bps["perf"] > 0 && bps["pmclog"] > 0 ? sprintf("%.2fx (goal <= 0.6x)", bps["pmclog"] / bps["perf"]) : "-"))
 			j = j (nj++ ? "," : "") sprintf("\n    {\"mode\": \"%s\", \"rate_hz\": %d, \"bare_whole_s_median\": %s, \"bare_own_s_median\": %s", m, r, jnum(jb[1]), jnum(jb[2]))
 			if (tfloor != "none")

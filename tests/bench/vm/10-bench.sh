@@ -17,6 +17,10 @@
 #   also xz pinned to CPU 0, bare (pinbare) and with tests/kmod's
 #   pmclog_tickfloor ticking there at the rate (tick): timer interrupts
 #   that do nothing, the floor under a sample's cost.
+# - Call stacks (mode stacks): process mode with -g (pmclog's and perf's
+#   frame-pointer walks), at each of STACKS_RATES, the same way but on
+#   /bin/callpaths -n STACKS_WORK (built with frame pointers, so that
+#   there are stacks to walk: xz has none) instead of xz.
 # - mmaploop: MMAP_OPS mmaps and munmaps of an executable page, bare and
 #   under each recorder (process mode, 100 Hz), ROUNDS rounds.
 # - The highest drop-free rate: -a over two busy loops (one a CPU) for
@@ -34,7 +38,9 @@ module_load || bail "load pmclog.ko with its defaults"
 X=/opt/extra
 ROUNDS=5
 RATES="1000 4000 10000"
-MODES="process system"
+MODES="process system stacks"
+STACKS_RATES=4000
+STACKS_WORK=1200
 INPUT_KB=1024
 MMAP_OPS=20000
 SWEEP_RATES="10000 20000 40000 80000"
@@ -62,11 +68,12 @@ echo "have_perf=$have_perf input_kb=$INPUT_KB rounds=$ROUNDS rates=$RATES modes=
 
 # recorder TOOL MODE RATE OUTPUT: the words that run a command under
 # TOOL's recorder (none for bare; taskset to CPU 0 for pinbare and tick)
-# in MODE (process, system) at RATE, writing OUTPUT; paths without
-# blanks, so that they split as words.
+# in MODE (process, system, stacks) at RATE, writing OUTPUT; paths
+# without blanks, so that they split as words.
 recorder() {
 	_a=
 	[ "$2" = system ] && _a=-a
+	[ "$2" = stacks ] && _a=-g
 	case $1 in
 	pmclog) echo "pmclog record -q $_a -F $3 -o $4 --" ;;
 	bpf) echo "pmclog record -q --bpf $_a -F $3 -o $4 --" ;;
@@ -101,7 +108,8 @@ counts() {
 	_rep=$(grep '^report ' "$T" | sed 's/.*wall_ns=\([0-9]*\).*/\1/')
 }
 
-# run TOOL MODE RATE ROUND: one timed run of xz; appends its line to $RES.
+# run TOOL MODE RATE ROUND: one timed run of xz (callpaths in mode
+# stacks); appends its line to $RES.
 # TOOL pinbare: bare, pinned to CPU 0; tick: the same with pmclog_tickfloor
 # ticking at RATE on CPU 0, its samples the ticks.
 run() {
@@ -110,9 +118,11 @@ run() {
 		not_ok "insmod pmclog_tickfloor rate_hz=$3 cpu=0: $(cat "$OUT/insmod.err")"
 		return 1
 	fi
-	# shellcheck disable=SC2046 # the recorder's words
+	_work="$X/xz -9 -T1 -c $IN"
+	[ "$2" = stacks ] && _work="/bin/callpaths -n $STACKS_WORK"
+	# shellcheck disable=SC2046,SC2086 # the recorder's words, the work's
 	$X/timeit -o "$T" -t whole -- $(recorder "$1" "$2" "$3" /tmp/run.log) \
-		$X/timeit -o "$T" -t own -- $X/xz -9 -T1 -c "$IN" \
+		$X/timeit -o "$T" -t own -- $_work \
 		>/dev/null 2>"$OUT/record.err"
 	_rc=$?
 	_ticks=0
@@ -160,20 +170,25 @@ order() {
 }
 
 # One run of each tool, its figures thrown away, before the rounds: the
-# first runs of a boot pay for TCG's translation of the recorder, xz and
-# the kernel paths they take (the first row, process mode at 1 kHz, came
-# out slower than the 4 kHz one after it).
+# first runs of a boot pay for TCG's translation of the recorder, xz (and
+# callpaths) and the kernel paths they take (the first row, process mode
+# at 1 kHz, came out slower than the 4 kHz one after it).
 _res=$RES
 RES=/dev/null
 for tool in bare pmclog bpf perf; do
 	[ "$tool" = perf ] && [ "$have_perf" = 0 ] && continue
 	run "$tool" process 1000 0
+	case " $MODES " in
+	*" stacks "*) run "$tool" stacks "${STACKS_RATES%% *}" 0 ;;
+	esac
 done
 RES=$_res
 
 n=0
 for mode in $MODES; do
-	for rate in $RATES; do
+	rates=$RATES
+	[ "$mode" = stacks ] && rates=$STACKS_RATES
+	for rate in $rates; do
 		r=1
 		while [ "$r" -le "$ROUNDS" ]; do
 			_tick=

@@ -240,26 +240,8 @@ fi
 size0=$(wc -c <"$OUT/cp0.pmclog")
 size1=$(wc -c <"$OUT/cp.pmclog")
 [ "$s1" -gt 0 ] && diag "bytes per sample: PCSAMPLE 32; with -g +$((b1 / s1)) (CALLCHAIN, $c1 of them, $b1 bytes); whole logs: $((size0 / (s0 ? s0 : 1))) without -g ($s0 samples), $((size1 / s1)) with ($s1 samples)"
-kv_awk "$OUT/cp.dump" '$1 == "CALLCHAIN" { n++; if (f["flags"] != "0x0") bad++ } END { printf "%d of %d CALLCHAINs flagged\n", bad, n }' |
+kv_awk -t CALLCHAIN "$OUT/cp.dump" '$1 == "CALLCHAIN" { n++; if (f["flags"] != "0x0") bad++ } END { printf "%d of %d CALLCHAINs flagged\n", bad, n }' |
 	while IFS= read -r l; do diag "  $l"; done
-
-# The time of the same work (-n rounds, timed by callpaths itself) bare,
-# sampled without -g and with -g, in turn: what sampling and the stacks
-# cost the sampled program, under TCG.  Figures only: no timed assertion.
-rounds=400
-for i in 1 2 3; do
-	line=
-	for mode in bare plain g; do
-		case $mode in
-		bare) /bin/callpaths -n $rounds >"$OUT/t.out" ;;
-		plain) pmclog record -q -F $HZ_REQ -o "$OUT/t.pmclog" -- /bin/callpaths -n $rounds >"$OUT/t.out" ;;
-		g) pmclog record -q -g -F $HZ_REQ -o "$OUT/t.pmclog" -- /bin/callpaths -n $rounds >"$OUT/t.out" ;;
-		esac
-		line="$line $mode $(kv_of "$OUT/t.out" ms) ms;"
-	done
-	diag "time of $rounds rounds:$line"
-done
-rm -f "$OUT/t.pmclog" "$OUT/t.out"
 
 # ------------------------------------------------------------------
 # read(2): kernel frames above the user ones
