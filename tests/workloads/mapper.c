@@ -24,6 +24,14 @@
  *  10  another page of this program mapped executable MAP_FIXED over the
  *      last one: its MAP_OUT must come before the new MAP_IN, which a
  *      reader takes for the range's new code
+ *  11  a MAP_FIXED mapping over that page that fails in the file's mmap
+ *      op (/dev/mem at an offset past the physical address space: EINVAL),
+ *      once the kernel has taken the old page away: it leaves a gap (the
+ *      kernel cannot put back a mapping whose close op has run).  6.1
+ *      unmaps the range first and, failing, takes the new mapping's page
+ *      tables away with the process's whole tree of vmas in hand; 6.12
+ *      unmaps it inside mmap_region() and leaves the gap on its error
+ *      path.  Its MAP_OUT is owed, and nothing else may go.
  *
  * After saving maps-N.txt, a marker mapping of this program at file offset
  * (MARK_BASE + N) pages is mapped executable and unmapped again, so that a
@@ -37,6 +45,7 @@
 #include "common.h"
 
 #define MARK_BASE	64
+#define STEPS		11
 
 static const char *dir;
 static long pg;
@@ -177,7 +186,7 @@ static void must_fail(int ret, int errnum, int err, const char *what)
 int main(int argc, char **argv)
 {
 	long max_map_count, limit, others, want;
-	int ret, ret2, munmap_errno, mprotect_errno;
+	int ret, ret2, munmap_errno, mprotect_errno, mem_fd;
 	char *p, *q, *r, *jit;
 
 	if (argc != 2) {
@@ -189,7 +198,7 @@ int main(int argc, char **argv)
 	self_fd = open("/proc/self/exe", O_RDONLY);
 	if (self_fd < 0)
 		die("/proc/self/exe");
-	if (lseek(self_fd, 0, SEEK_END) < (off_t)(MARK_BASE + 11) * pg) {
+	if (lseek(self_fd, 0, SEEK_END) < (off_t)(MARK_BASE + STEPS + 1) * pg) {
 		fprintf(stderr, "mapper: this program is too small for its markers\n");
 		return 70;	/* EX_SOFTWARE */
 	}
@@ -270,5 +279,14 @@ int main(int argc, char **argv)
 		 self_fd, 5 * pg) != r + 2 * pg)
 		die("mmap exec MAP_FIXED");
 	end_step(10);
+	mem_fd = open("/dev/mem", O_RDONLY);
+	if (mem_fd < 0)
+		die("/dev/mem");
+	/* 2^62: past any x86-64 CPU's physical address bits (52 at most). */
+	ret = mmap(r + 2 * pg, pg, PROT_READ, MAP_SHARED | MAP_FIXED, mem_fd,
+		   (off_t)1 << 62) == MAP_FAILED ? -1 : 0;
+	must_fail(ret, errno, EINVAL, "mmap /dev/mem past the physical address space MAP_FIXED");
+	close(mem_fd);
+	end_step(11);
 	return 0;
 }

@@ -5,17 +5,17 @@
 # Every way a process changes its executable mappings (mprotect adding
 # and removing PROT_EXEC, a partial munmap, an mremap move, anonymous
 # executable memory, MAP_FIXED mappings of a file, of anonymous memory
-# and of executable code over executable ones), and munmap and mprotect
-# calls that fail: replaying MAP_IN/MAP_OUT in tstamp order gives, at
-# the end of each step, exactly the executable lines of /proc/PID/maps
-# that mapper saved at that moment.  See tests/workloads/mapper.c.
+# and of executable code over executable ones), and munmap, mprotect and
+# MAP_FIXED mmap calls that fail: replaying MAP_IN/MAP_OUT in tstamp
+# order gives, at the end of each step, exactly the executable lines of
+# /proc/PID/maps that mapper saved at that moment.  See tests/workloads/mapper.c.
 # shellcheck source=tests/vm/lib.sh
 . /lib/vmtest/lib.sh
 require_module
 require_tool
 module_load || bail "load pmclog.ko"
 
-STEPS=10
+STEPS=11
 MARK_BASE=64	# mapper.c: the marker of step N maps file page MARK_BASE + N
 
 bounded 30 pmclog record --no-kallsyms -o "$OUT/map.pmclog" -- /bin/mapper "$OUT" \
@@ -75,10 +75,10 @@ log_maps() {
 	$1 == "MAP_OUT" { unmap(h2d(f["start"]), h2d(f["end"])) }'
 }
 
-pid=$(kv_awk "$OUT/map.txt" '$1 == "PROCEXEC" && f["path"] == "/bin/mapper" { print f["pid"]; exit }')
+pid=$(kv_awk -t PROCEXEC "$OUT/map.txt" '$1 == "PROCEXEC" && f["path"] == "/bin/mapper" { print f["pid"]; exit }')
 [ -n "$pid" ] || bail "PROCEXEC of /bin/mapper is in the log"
 log_maps "$pid" >"$OUT/log-maps.txt"
-what="mprotect +exec|munmap of a middle page|mprotect -exec|mremap move|anonymous exec mapping|a munmap that fails (EINVAL)|a munmap and an mprotect that fail (ENOMEM)|a file mapping MAP_FIXED over exec|an anonymous mapping MAP_FIXED over exec|an exec mapping MAP_FIXED over exec"
+what="mprotect +exec|munmap of a middle page|mprotect -exec|mremap move|anonymous exec mapping|a munmap that fails (EINVAL)|a munmap and an mprotect that fail (ENOMEM)|a file mapping MAP_FIXED over exec|an anonymous mapping MAP_FIXED over exec|an exec mapping MAP_FIXED over exec|a MAP_FIXED mapping over exec that fails in the file's mmap op (EINVAL)"
 step=1
 while [ "$step" -le "$STEPS" ]; do
 	desc=$(echo "$what" | cut -d'|' -f"$step")

@@ -624,7 +624,7 @@ struct pending {
 	__u64 start;
 	__u64 end;
 	__u32 mmap_region;	/* 6.12's mmap_region(): see pmclog_mmap() */
-	__u32 __pad;
+	__u32 gap;		/* it failed, leaving a gap: see pmclog_mmap_gap() */
 };
 
 struct {
@@ -703,7 +703,28 @@ int pmclog_mmap_region_exit(struct pt_regs *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	struct pending *p = bpf_map_lookup_elem(&pending, &id);
 
-	return pend_done(p && PT_REGS_RC(ctx) == p->start);
+	return pend_done(p && (PT_REGS_RC(ctx) == p->start || p->gap));
+}
+
+/*
+ * vms_complete_munmap_vmas(vms, mas_detach), 6.12: the replaced vmas go
+ * for good.  Inside mmap_region() that is either past the new mapping's
+ * perf_event_mmap() (which ended the pending call: nothing here), or on
+ * its error path once the old page tables are cleared and the vmas'
+ * close ops have run (a file's mmap op failed, say): the kernel cannot
+ * put them back and leaves a gap, which the failed call still owes its
+ * UNMAP.  Before that point a failure puts the old vmas back: no UNMAP.
+ * Attached where mmap_region() unmaps by itself.
+ */
+SEC("kprobe")
+int pmclog_mmap_gap(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct pending *p = bpf_map_lookup_elem(&pending, &id);
+
+	if (p && p->mmap_region)
+		p->gap = 1;
+	return 0;
 }
 
 /*

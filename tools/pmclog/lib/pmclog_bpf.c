@@ -76,9 +76,10 @@ struct pmclog_bpf {
 	struct pmclog_attach at;
 	int *perf_fds;		/* npmcs * ncpus, -1 where none */
 	struct bpf_link **links;
-	struct bpf_link *probe_links[7];	/* attach_chosen_probes() */
+	struct bpf_link *probe_links[8];	/* attach_chosen_probes() */
 	const char *munmap_func;	/* the munmap core's name on this kernel */
 	bool mmap_region_unmaps;	/* 6.12: mmap_region() unmaps by itself */
+	bool have_vms_complete;		/* 6.12: vms_complete_munmap_vmas() */
 	bool have_merge_extend;		/* vma_merge_extend(): mremap growth */
 	bool have_vma_adjust;		/* before 6.3: __vma_adjust() */
 	pthread_t thread;
@@ -380,8 +381,14 @@ static int choose_programs(struct pmclog_bpf *c)
 			 kernel_has_func(btf, "do_mas_munmap") ? "do_mas_munmap" : NULL;
 	if (!c->munmap_func)
 		pr_warn("BPF collector: this kernel has neither do_vmi_munmap() nor do_mas_munmap(): munmap is not tracked\n");
-	/* 6.12's mmap_region() replaces a MAP_FIXED range without the core. */
+	/*
+	 * 6.12's mmap_region() replaces a MAP_FIXED range without the core,
+	 * and vms_complete_munmap_vmas() says when the old vmas are gone.
+	 */
 	c->mmap_region_unmaps = kernel_has_func(btf, "vms_gather_munmap_vmas");
+	c->have_vms_complete = kernel_has_func(btf, "vms_complete_munmap_vmas");
+	if (c->mmap_region_unmaps && !c->have_vms_complete)
+		pr_warn("BPF collector: this kernel has no vms_complete_munmap_vmas(): a MAP_FIXED mmap that fails leaving a gap keeps the old mapping in the log\n");
 	c->have_merge_extend = kernel_has_func(btf, "vma_merge_extend");
 	c->have_vma_adjust = kernel_has_func(btf, "__vma_adjust");
 	if (!c->have_merge_extend && !c->have_vma_adjust)
@@ -426,6 +433,9 @@ static int attach_chosen_probes(struct pmclog_bpf *c)
 		  c->mmap_region_unmaps ? "mmap_region" : NULL, false },
 		{ c->skel->progs.pmclog_mmap_region_exit,
 		  c->mmap_region_unmaps ? "mmap_region" : NULL, true },
+		{ c->skel->progs.pmclog_mmap_gap,
+		  c->mmap_region_unmaps && c->have_vms_complete ?
+		  "vms_complete_munmap_vmas" : NULL, false },
 	};
 	unsigned int i;
 
