@@ -203,12 +203,20 @@ unsigned int pmclog_compat_unmap_hooks(struct pmclog_unmap_hook *h,
 		return 0;
 	}
 	/*
-	 * munmap's core: do_vmi_munmap(vmi, mm, start, len, uf, unlock) from
-	 * 6.5, do_mas_munmap(mas, mm, start, len, uf, downgrade) in 6.1-6.4.
-	 * munmap(2), mremap's old range and, before 6.12, MAP_FIXED go through
-	 * it; do_munmap() no longer sees munmap(2) on these kernels.
+	 * munmap's core.  From 6.11 (mm/vma.c) do_vmi_align_munmap(vmi, vma,
+	 * mm, start, end, uf, unlock), global: do_vmi_munmap() calls it for
+	 * munmap(2), vm_munmap() and mremap's old range, and brk shrinking
+	 * and shmdt() call it directly.  Before, do_vmi_munmap(vmi, mm, start,
+	 * len, uf, unlock) from 6.5, do_mas_munmap(mas, mm, start, len, uf,
+	 * downgrade) before that, where the tree hook above is missing:
+	 * munmap(2), mremap's old range and MAP_FIXED go through them;
+	 * do_munmap() no longer sees munmap(2).
 	 */
-	if (pmclog_compat_have_function("do_vmi_munmap"))
+	if (pmclog_compat_have_function("vms_gather_munmap_vmas") &&
+	    pmclog_compat_have_function("do_vmi_align_munmap"))
+		h[n++] = (struct pmclog_unmap_hook){ "do_vmi_align_munmap", 2, 3,
+						     4, false, true };
+	else if (pmclog_compat_have_function("do_vmi_munmap"))
 		h[n++] = (struct pmclog_unmap_hook){ "do_vmi_munmap", 1, 2, 3 };
 	else
 		h[n++] = (struct pmclog_unmap_hook){ "do_mas_munmap", 1, 2, 3 };

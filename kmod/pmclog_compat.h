@@ -124,9 +124,10 @@ int pmclog_compat_kernel_text(struct pmclog_kernel_text *kt);
  */
 struct pmclog_unmap_hook {
 	const char	*symbol;
-	int		mm;
-	unsigned int	start, len;
-	bool		ret_addr;
+	int		mm;		/* its argument's index; -1: current->mm */
+	unsigned int	start, len;	/* the range's arguments' indices */
+	bool		ret_addr;	/* returns the address, else 0 or -errno */
+	bool		len_is_end;	/* the argument at len is the range's end */
 };
 
 #define PMCLOG_UNMAP_HOOKS_MAX	2

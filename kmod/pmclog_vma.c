@@ -351,7 +351,8 @@ static int pmclog_vma_unmap_entry(struct kretprobe_instance *ri,
 	mm = h->mm < 0 ? current->mm :
 			 (void *)regs_get_kernel_argument(regs, h->mm);
 	start = regs_get_kernel_argument(regs, h->start);
-	len = PAGE_ALIGN(regs_get_kernel_argument(regs, h->len));
+	len = regs_get_kernel_argument(regs, h->len);
+	len = h->len_is_end ? len - start : PAGE_ALIGN(len);
 	if (!mm || mm != current->mm || !len || start + len <= start ||
 	    !pmclog_vma_wanted())
 		return 1;

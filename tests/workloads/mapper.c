@@ -32,6 +32,10 @@
  *      tables away with the process's whole tree of vmas in hand; 6.12
  *      unmaps it inside mmap_region() and leaves the gap on its error
  *      path.  Its MAP_OUT is owed, and nothing else may go.
+ *  12  a System V shared memory segment attached executable (shmat
+ *      SHM_EXEC)
+ *  13  that segment detached (shmdt): 6.12's shmdt() unmaps it without
+ *      do_vmi_munmap(), as brk shrinking does
  *
  * After saving maps-N.txt, a marker mapping of this program at file offset
  * (MARK_BASE + N) pages is mapped executable and unmapped again, so that a
@@ -41,11 +45,13 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <unistd.h>
 #include "common.h"
 
 #define MARK_BASE	64
-#define STEPS		11
+#define STEPS		13
+#define SHM_ADDR	0x200000000UL	/* step 12's segment */
 
 static const char *dir;
 static long pg;
@@ -170,10 +176,7 @@ static void add_mappings(long n)
 			die("mprotect reservation");
 }
 
-/*
- * @what must have failed (@ret) with @err (its errno was @errnum), and
- * left the mappings as they were.
- */
+/* @what must have failed (@ret) with @err (its errno was @errnum). */
 static void must_fail(int ret, int errnum, int err, const char *what)
 {
 	if (ret == 0 || errnum != err) {
@@ -186,8 +189,10 @@ static void must_fail(int ret, int errnum, int err, const char *what)
 int main(int argc, char **argv)
 {
 	long max_map_count, limit, others, want;
-	int ret, ret2, munmap_errno, mprotect_errno, mem_fd;
+	int ret, ret2, munmap_errno, mprotect_errno, mem_fd, shm_id;
 	char *p, *q, *r, *jit;
+	unsigned char resident;
+	void *shm;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: mapper DIR\n");
@@ -287,6 +292,35 @@ int main(int argc, char **argv)
 		   (off_t)1 << 62) == MAP_FAILED ? -1 : 0;
 	must_fail(ret, errno, EINVAL, "mmap /dev/mem past the physical address space MAP_FIXED");
 	close(mem_fd);
+	/*
+	 * The step is about the gap: a kernel that refused the mapping
+	 * before taking the old page away would test nothing here.
+	 */
+	if (mincore(r + 2 * pg, pg, &resident) == 0 || errno != ENOMEM) {
+		fprintf(stderr, "mapper: the failed MAP_FIXED left the old page mapped: this kernel refuses it before unmapping, and step 11 tests nothing\n");
+		return 70;	/* EX_SOFTWARE */
+	}
 	end_step(11);
+	/* Execute permission on the segment is what SHM_EXEC asks for. */
+	shm_id = shmget(IPC_PRIVATE, pg, IPC_CREAT | 0700);
+	if (shm_id < 0)
+		die("shmget");
+	/*
+	 * Far below the mmap area: the next marker would take the hole a
+	 * detach leaves up there, and a MAP_IN at the same address ends a
+	 * stale mapping in a reader's replay, whether the MAP_OUT came or not.
+	 */
+	shm = shmat(shm_id, (void *)SHM_ADDR, SHM_RDONLY | SHM_EXEC);
+	ret = shm == (void *)-1 ? errno : 0;
+	/* Gone with its last detach; none left behind if this fails. */
+	shmctl(shm_id, IPC_RMID, NULL);
+	if (ret) {
+		errno = ret;
+		die("shmat SHM_EXEC");
+	}
+	end_step(12);
+	if (shmdt(shm))
+		die("shmdt");
+	end_step(13);
 	return 0;
 }

@@ -5,17 +5,19 @@
 # Every way a process changes its executable mappings (mprotect adding
 # and removing PROT_EXEC, a partial munmap, an mremap move, anonymous
 # executable memory, MAP_FIXED mappings of a file, of anonymous memory
-# and of executable code over executable ones), and munmap, mprotect and
+# and of executable code over executable ones, System V shared memory
+# attached executable and detached), and munmap, mprotect and
 # MAP_FIXED mmap calls that fail: replaying MAP_IN/MAP_OUT in tstamp
 # order gives, at the end of each step, exactly the executable lines of
-# /proc/PID/maps that mapper saved at that moment.  See tests/workloads/mapper.c.
+# /proc/PID/maps that mapper saved at that moment.  See
+# tests/workloads/mapper.c.
 # shellcheck source=tests/vm/lib.sh
 . /lib/vmtest/lib.sh
 require_module
 require_tool
 module_load || bail "load pmclog.ko"
 
-STEPS=11
+STEPS=13
 MARK_BASE=64	# mapper.c: the marker of step N maps file page MARK_BASE + N
 
 bounded 30 pmclog record --no-kallsyms -o "$OUT/map.pmclog" -- /bin/mapper "$OUT" \
@@ -59,8 +61,10 @@ log_maps() {
 	{ delete f
 	  for (i = 2; i <= NF; i++) { k = $i; v = $i; if (!sub(/=.*/, "", k)) continue; sub(/^[^=]*=/, "", v); f[k] = v }
 	  # The path is the last field, and may hold spaces ("[anon exec]").
+	  # The module says " (deleted)" as /proc/PID/maps does (whose path
+	  # is taken up to its first blank), the BPF collector does not.
 	  p = $0
-	  if (sub(/.* path=/, "", p)) f["path"] = p }
+	  if (sub(/.* path=/, "", p)) { sub(/ \(deleted\)$/, "", p); f["path"] = p } }
 	f["pid"] != pid { next }
 	$1 == "PROCEXEC" { for (k in S) delete S[k] }
 	$1 == "MAP_IN" {
@@ -78,7 +82,7 @@ log_maps() {
 pid=$(kv_awk -t PROCEXEC "$OUT/map.txt" '$1 == "PROCEXEC" && f["path"] == "/bin/mapper" { print f["pid"]; exit }')
 [ -n "$pid" ] || bail "PROCEXEC of /bin/mapper is in the log"
 log_maps "$pid" >"$OUT/log-maps.txt"
-what="mprotect +exec|munmap of a middle page|mprotect -exec|mremap move|anonymous exec mapping|a munmap that fails (EINVAL)|a munmap and an mprotect that fail (ENOMEM)|a file mapping MAP_FIXED over exec|an anonymous mapping MAP_FIXED over exec|an exec mapping MAP_FIXED over exec|a MAP_FIXED mapping over exec that fails in the file's mmap op (EINVAL)"
+what="mprotect +exec|munmap of a middle page|mprotect -exec|mremap move|anonymous exec mapping|a munmap that fails (EINVAL)|a munmap and an mprotect that fail (ENOMEM)|a file mapping MAP_FIXED over exec|an anonymous mapping MAP_FIXED over exec|an exec mapping MAP_FIXED over exec|a MAP_FIXED mapping over exec that fails in the file's mmap op (EINVAL)|a System V segment attached SHM_EXEC|that segment detached (shmdt)"
 step=1
 while [ "$step" -le "$STEPS" ]; do
 	desc=$(echo "$what" | cut -d'|' -f"$step")

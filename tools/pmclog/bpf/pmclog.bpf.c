@@ -386,8 +386,13 @@ static long path_step(__u32 i, struct path_walk *w)
 		return 0;
 	}
 	parent = BPF_CORE_READ(dentry, d_parent);
-	if (!parent || parent == dentry)
+	if (!parent)
 		goto done;
+	/*
+	 * A dentry that is its own parent without being its mount's root is
+	 * a pseudo file's (System V shared memory, memfd_create()): d_path()
+	 * names it "/NAME" (its d_dname, simple_dname()), and so does this.
+	 */
 	e = bpf_map_lookup_elem(&scratch, &zero);
 	if (!e || w->off >= PMCLOG_BPF_NAMES)
 		return 1;	/* truncated */
@@ -398,6 +403,8 @@ static long path_step(__u32 i, struct path_walk *w)
 		return 1;
 	w->off += n;
 	w->ncomp++;
+	if (parent == dentry)
+		goto done;
 	w->dentry = parent;
 	return 0;
 done:
@@ -678,6 +685,22 @@ int pmclog_munmap_entry(struct pt_regs *ctx)
 	return pend(start, start + ((len + 4095) & ~4095ULL), 0);
 }
 
+/*
+ * From 6.11, do_vmi_align_munmap(vmi, vma, mm, start, end, uf, unlock):
+ * do_vmi_munmap() calls it, and brk shrinking and shmdt() call it
+ * directly.  userland attaches this and pmclog_munmap_exit to it instead,
+ * where the kernel has it in mm/vma.c.
+ */
+SEC("kprobe")
+int pmclog_munmap_align_entry(struct pt_regs *ctx)
+{
+	struct task_struct *t = (void *)bpf_get_current_task();
+
+	if ((void *)kernel_arg(ctx, 2) != BPF_CORE_READ(t, mm))
+		return 0;
+	return pend(kernel_arg(ctx, 3), kernel_arg(ctx, 4), 0);
+}
+
 SEC("kretprobe")
 int pmclog_munmap_exit(struct pt_regs *ctx)
 {
@@ -714,7 +737,10 @@ int pmclog_mmap_region_exit(struct pt_regs *ctx)
  * close ops have run (a file's mmap op failed, say): the kernel cannot
  * put them back and leaves a gap, which the failed call still owes its
  * UNMAP.  Before that point a failure puts the old vmas back: no UNMAP.
- * Attached where mmap_region() unmaps by itself.
+ * Attached where mmap_region() unmaps by itself.  On 6.12 the gap's call
+ * comes from mm/mmap.c into mm/vma.c, out of line; a kernel that moves
+ * mmap_region() into vma.c may inline it, and 84-mapops' step 11 would
+ * say so.
  */
 SEC("kprobe")
 int pmclog_mmap_gap(struct pt_regs *ctx)

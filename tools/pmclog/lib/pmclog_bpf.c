@@ -79,6 +79,7 @@ struct pmclog_bpf {
 	struct bpf_link *probe_links[8];	/* attach_chosen_probes() */
 	const char *munmap_func;	/* the munmap core's name on this kernel */
 	bool mmap_region_unmaps;	/* 6.12: mmap_region() unmaps by itself */
+	bool munmap_align;		/* 6.12: the core is do_vmi_align_munmap() */
 	bool have_vms_complete;		/* 6.12: vms_complete_munmap_vmas() */
 	bool have_merge_extend;		/* vma_merge_extend(): mremap growth */
 	bool have_vma_adjust;		/* before 6.3: __vma_adjust() */
@@ -377,15 +378,19 @@ static int choose_programs(struct pmclog_bpf *c)
 			strerror(errno));
 		return -ENOENT;
 	}
-	c->munmap_func = kernel_has_func(btf, "do_vmi_munmap") ? "do_vmi_munmap" :
-			 kernel_has_func(btf, "do_mas_munmap") ? "do_mas_munmap" : NULL;
-	if (!c->munmap_func)
-		pr_warn("BPF collector: this kernel has neither do_vmi_munmap() nor do_mas_munmap(): munmap is not tracked\n");
 	/*
 	 * 6.12's mmap_region() replaces a MAP_FIXED range without the core,
 	 * and vms_complete_munmap_vmas() says when the old vmas are gone.
 	 */
 	c->mmap_region_unmaps = kernel_has_func(btf, "vms_gather_munmap_vmas");
+	/* 6.12's core, global in mm/vma.c: brk and shmdt() call it too. */
+	c->munmap_align = c->mmap_region_unmaps &&
+			  kernel_has_func(btf, "do_vmi_align_munmap");
+	c->munmap_func = c->munmap_align ? "do_vmi_align_munmap" :
+			 kernel_has_func(btf, "do_vmi_munmap") ? "do_vmi_munmap" :
+			 kernel_has_func(btf, "do_mas_munmap") ? "do_mas_munmap" : NULL;
+	if (!c->munmap_func)
+		pr_warn("BPF collector: this kernel has neither do_vmi_munmap() nor do_mas_munmap(): munmap is not tracked\n");
 	c->have_vms_complete = kernel_has_func(btf, "vms_complete_munmap_vmas");
 	if (c->mmap_region_unmaps && !c->have_vms_complete)
 		pr_warn("BPF collector: this kernel has no vms_complete_munmap_vmas(): a MAP_FIXED mmap that fails leaving a gap keeps the old mapping in the log\n");
@@ -420,22 +425,25 @@ static int attach_chosen_probes(struct pmclog_bpf *c)
 		struct bpf_program *prog;
 		const char *func;
 		bool ret;
+		const char *without;	/* not needed: what is lost without it */
 	} probes[] = {
 		{ c->skel->progs.pmclog_vma_merge_extend,
-		  c->have_merge_extend ? "vma_merge_extend" : NULL, true },
+		  c->have_merge_extend ? "vma_merge_extend" : NULL, true, NULL },
 		{ c->skel->progs.pmclog_vma_adjust_entry,
-		  c->have_vma_adjust ? "__vma_adjust" : NULL, false },
+		  c->have_vma_adjust ? "__vma_adjust" : NULL, false, NULL },
 		{ c->skel->progs.pmclog_vma_adjust_exit,
-		  c->have_vma_adjust ? "__vma_adjust" : NULL, true },
-		{ c->skel->progs.pmclog_munmap_entry, c->munmap_func, false },
-		{ c->skel->progs.pmclog_munmap_exit, c->munmap_func, true },
+		  c->have_vma_adjust ? "__vma_adjust" : NULL, true, NULL },
+		{ c->munmap_align ? c->skel->progs.pmclog_munmap_align_entry :
+				    c->skel->progs.pmclog_munmap_entry, c->munmap_func, false, NULL },
+		{ c->skel->progs.pmclog_munmap_exit, c->munmap_func, true, NULL },
 		{ c->skel->progs.pmclog_mmap_region_entry,
-		  c->mmap_region_unmaps ? "mmap_region" : NULL, false },
+		  c->mmap_region_unmaps ? "mmap_region" : NULL, false, NULL },
 		{ c->skel->progs.pmclog_mmap_region_exit,
-		  c->mmap_region_unmaps ? "mmap_region" : NULL, true },
+		  c->mmap_region_unmaps ? "mmap_region" : NULL, true, NULL },
 		{ c->skel->progs.pmclog_mmap_gap,
 		  c->mmap_region_unmaps && c->have_vms_complete ?
-		  "vms_complete_munmap_vmas" : NULL, false },
+		  "vms_complete_munmap_vmas" : NULL, false,
+		  "a MAP_FIXED mmap that fails leaving a gap keeps the old mapping in the log" },
 	};
 	unsigned int i;
 
@@ -447,6 +455,11 @@ static int attach_chosen_probes(struct pmclog_bpf *c)
 		if (!c->probe_links[i]) {
 			int err = -errno;
 
+			if (probes[i].without) {
+				pr_warn("BPF collector: cannot probe %s(): %s; %s\n",
+					probes[i].func, strerror(-err), probes[i].without);
+				continue;
+			}
 			pr_warn("BPF collector: cannot probe %s(): %s\n", probes[i].func,
 				strerror(-err));
 			return err;
