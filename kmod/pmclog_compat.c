@@ -203,10 +203,12 @@ unsigned int pmclog_compat_unmap_hooks(struct pmclog_unmap_hook *h,
 		return 0;
 	}
 	/*
-	 * munmap's core.  From 6.11 (mm/vma.c) do_vmi_align_munmap(vmi, vma,
-	 * mm, start, end, uf, unlock), global: do_vmi_munmap() calls it for
-	 * munmap(2), vm_munmap() and mremap's old range, and brk shrinking
-	 * and shmdt() call it directly.  Before, do_vmi_munmap(vmi, mm, start,
+	 * munmap's core.  In 6.12 (mm/vma.c, with vms_gather_munmap_vmas())
+	 * do_vmi_align_munmap(vmi, vma, mm, start, end, uf, unlock), global:
+	 * do_vmi_munmap() calls it for munmap(2), vm_munmap() and mremap's
+	 * old range, and brk shrinking and shmdt() call it directly.  (On
+	 * 6.3-6.11, untested here, those two go through do_vma_munmap()
+	 * and are missed.)  Before, do_vmi_munmap(vmi, mm, start,
 	 * len, uf, unlock) from 6.5, do_mas_munmap(mas, mm, start, len, uf,
 	 * downgrade) before that, where the tree hook above is missing:
 	 * munmap(2), mremap's old range and MAP_FIXED go through them;

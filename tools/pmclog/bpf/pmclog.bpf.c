@@ -355,6 +355,9 @@ int pmclog_sample(struct bpf_perf_event_data *ctx)
  * of the mount namespace.  " (deleted)" is not added.  One component a
  * bpf_loop() step: the verifier checks the step once, not each depth.
  */
+/* &simple_dname, from /proc/kallsyms: see path_step(). */
+__u64 simple_dname;
+
 struct path_walk {
 	struct dentry *dentry;
 	struct vfsmount *vfsmnt;
@@ -389,10 +392,17 @@ static long path_step(__u32 i, struct path_walk *w)
 	if (!parent)
 		goto done;
 	/*
-	 * A dentry that is its own parent without being its mount's root is
-	 * a pseudo file's (System V shared memory, memfd_create()): d_path()
-	 * names it "/NAME" (its d_dname, simple_dname()), and so does this.
+	 * A dentry that is its own parent without being its mount's root:
+	 * d_path() stops there with "/", unless it is the leaf and its d_op
+	 * names it.  A pseudo file's (System V shared memory, memfd_create(),
+	 * alloc_file_pseudo()) is named "/NAME" by simple_dname(), and so by
+	 * this; the others (anon inodes, sockets, a disconnected dentry) stop
+	 * at "/" as before.
 	 */
+	if (parent == dentry &&
+	    (i || !simple_dname ||
+	     (__u64)BPF_CORE_READ(dentry, d_op, d_dname) != simple_dname))
+		goto done;
 	e = bpf_map_lookup_elem(&scratch, &zero);
 	if (!e || w->off >= PMCLOG_BPF_NAMES)
 		return 1;	/* truncated */
@@ -686,7 +696,7 @@ int pmclog_munmap_entry(struct pt_regs *ctx)
 }
 
 /*
- * From 6.11, do_vmi_align_munmap(vmi, vma, mm, start, end, uf, unlock):
+ * 6.12's do_vmi_align_munmap(vmi, vma, mm, start, end, uf, unlock):
  * do_vmi_munmap() calls it, and brk shrinking and shmdt() call it
  * directly.  userland attaches this and pmclog_munmap_exit to it instead,
  * where the kernel has it in mm/vma.c.

@@ -23,9 +23,16 @@ struct qstr {
 	const unsigned char *name;
 };
 
+struct dentry;
+
+struct dentry_operations {
+	char *(*d_dname)(struct dentry *, char *, int);
+};
+
 struct dentry {
 	struct dentry *d_parent;
 	struct qstr d_name;
+	const struct dentry_operations *d_op;
 };
 
 struct vfsmount {

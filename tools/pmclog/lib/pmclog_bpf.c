@@ -226,6 +226,7 @@ struct kernel_syms {
 	__u64 text, stext, etext;
 	__u64 modules;			/* the module list's head */
 	__u64 special_mapping_vmops;	/* the vm_ops of "[vdso]" and its kind */
+	__u64 simple_dname;		/* how d_path() names a pseudo file */
 };
 
 static int read_kernel_syms(struct kernel_syms *k)
@@ -252,6 +253,8 @@ static int read_kernel_syms(struct kernel_syms *k)
 			k->modules = addr;
 		else if (!strcmp(name, "special_mapping_vmops"))
 			k->special_mapping_vmops = addr;
+		else if (!strcmp(name, "simple_dname"))
+			k->simple_dname = addr;
 	}
 	fclose(f);
 	if (!k->stext || k->etext <= k->stext) {
@@ -586,6 +589,7 @@ static int collector_start(struct pmclog_bpf *c)
 	if (err)
 		return err;
 	c->skel->bss->special_mapping_vmops = ksyms.special_mapping_vmops;
+	c->skel->bss->simple_dname = ksyms.simple_dname;
 
 	/* From here on every change is in the ring; what was there before is read now. */
 	tstamp = now_ns(CLOCK_MONOTONIC);
