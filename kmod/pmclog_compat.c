@@ -203,16 +203,16 @@ unsigned int pmclog_compat_unmap_hooks(struct pmclog_unmap_hook *h,
 		return 0;
 	}
 	/*
-	 * munmap's core.  In 6.12 (mm/vma.c, with vms_gather_munmap_vmas())
-	 * do_vmi_align_munmap(vmi, vma, mm, start, end, uf, unlock), global:
-	 * do_vmi_munmap() calls it for munmap(2), vm_munmap() and mremap's
-	 * old range, and brk shrinking and shmdt() call it directly.  (On
-	 * 6.3-6.11, untested here, those two go through do_vma_munmap()
-	 * and are missed.)  Before, do_vmi_munmap(vmi, mm, start,
-	 * len, uf, unlock) from 6.5, do_mas_munmap(mas, mm, start, len, uf,
-	 * downgrade) before that, where the tree hook above is missing:
-	 * munmap(2), mremap's old range and MAP_FIXED go through them;
-	 * do_munmap() no longer sees munmap(2).
+	 * munmap's core, at return.  6.12 (mm/vma.c, with
+	 * vms_gather_munmap_vmas()): do_vmi_align_munmap(vmi, vma, mm,
+	 * start, end, uf, unlock), global; do_vmi_munmap() calls it for
+	 * munmap(2), vm_munmap() and mremap's old range, and brk shrinking
+	 * and shmdt() call it directly.  Else do_vmi_munmap(vmi, mm, start,
+	 * len, uf, unlock) (6.5 on) or do_mas_munmap(mas, mm, start, len,
+	 * uf, downgrade), where the tree hook above is missing: munmap(2),
+	 * mremap's old range and MAP_FIXED go through them, but on 6.3-6.11
+	 * (untested here) brk shrinking and shmdt() go through
+	 * do_vma_munmap() and are missed.
 	 */
 	if (pmclog_compat_have_function("vms_gather_munmap_vmas") &&
 	    pmclog_compat_have_function("do_vmi_align_munmap"))
