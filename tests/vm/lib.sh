@@ -304,6 +304,16 @@ sum_field() {
 	kv_awk -t "$2" "$1" '$1 == "'"$2"'" { s += f["'"$3"'"] } END { printf "%d\n", s }'
 }
 
+# folded_count FOLDED OBJECT SYMBOL: the samples of OBJECT;SYMBOL in a
+# report --format folded ("STACK COUNT" lines; a stack may hold blanks).
+folded_count() {
+	awk -v key="$2;$3" '{ c = $NF; k = substr($0, 1, length($0) - length(c) - 1) }
+		k == key { n += c } END { print n + 0 }' "$1"
+}
+
+# folded_total FOLDED: every sample of a folded report.
+folded_total() { awk '{ n += $NF } END { print n + 0 }' "$1"; }
+
 # cpu_counts TXT: "cpuN=COUNT" of the PCSAMPLEs of each CPU (cpu= is the
 # first field of every record: no need to split the others).
 cpu_counts() {

@@ -19,12 +19,6 @@ LIBDIR=/lib/workloads
 TESTMOD=/lib/modules/pmclog_testmod.ko
 HZ_REQ=1000
 
-# samples_of FOLDED OBJECT SYMBOL: samples of OBJECT;SYMBOL in a folded report.
-samples_of() {
-	awk -v key="$2;$3" '{ c = $NF; k = substr($0, 1, length($0) - length(c) - 1) }
-		k == key { n += c } END { print n + 0 }' "$1"
-}
-total_of() { awk '{ n += $NF } END { print n + 0 }' "$1"; }
 # object_total FOLDED OBJECT: samples of OBJECT, whatever the symbol.
 object_total() {
 	awk -v o="$2;" 'substr($0, 1, length(o)) == o { n += $NF } END { print n + 0 }' "$1"
@@ -52,9 +46,9 @@ is "$?" 0 "record dlswap exits 0" || diag "$(tail -n 3 "$OUT/dl-record.err")"
 diag "$(grep 'kernel text symbols' "$OUT/dl-record.err")"
 report "$OUT/dl.pmclog" dl
 is "$?" 0 "report of the dlswap log exits 0" || diag "$(tail -n 3 "$OUT/dl.err")"
-total=$(total_of "$OUT/dl.folded")
-a=$(samples_of "$OUT/dl.folded" libhot_a.so hot_a)
-b=$(samples_of "$OUT/dl.folded" libhot_b.so hot_b)
+total=$(folded_total "$OUT/dl.folded")
+a=$(folded_count "$OUT/dl.folded" libhot_a.so hot_a)
+b=$(folded_count "$OUT/dl.folded" libhot_b.so hot_b)
 diag "dlswap: $total samples, hot_a in libhot_a.so $a, hot_b in libhot_b.so $b"
 head -n 8 "$OUT/dl.txt" | while IFS= read -r l; do diag "  $l"; done
 # Each phase is about half of the run, but on a busy host one may get
@@ -67,7 +61,7 @@ if [ "$total" -gt 0 ]; then
 else
 	not_ok "the dlswap report has samples"
 fi
-cross=$(($(samples_of "$OUT/dl.folded" libhot_a.so hot_b) + $(samples_of "$OUT/dl.folded" libhot_b.so hot_a)))
+cross=$(($(folded_count "$OUT/dl.folded" libhot_a.so hot_b) + $(folded_count "$OUT/dl.folded" libhot_b.so hot_a)))
 is "$cross" 0 "no sample of one library is named after the other's function"
 
 # Phase by phase (--time): the window from each library's MAP_IN to its
@@ -80,8 +74,8 @@ while read -r path from to; do
 	lib=${path##*libhot_}
 	lib=${lib%.so}
 	report "$OUT/dl.pmclog" "dl-$lib" --time "$from,$to"
-	n=$(samples_of "$OUT/dl-$lib.folded" "libhot_$lib.so" "hot_$lib")
-	all=$(total_of "$OUT/dl-$lib.folded")
+	n=$(folded_count "$OUT/dl-$lib.folded" "libhot_$lib.so" "hot_$lib")
+	all=$(folded_total "$OUT/dl-$lib.folded")
 	diag "libhot_$lib.so mapped from $from s to $to s: $n of $all samples in hot_$lib"
 	if [ "$all" -gt 0 ]; then
 		at_least $((n * 100 / all)) 80 "while libhot_$lib.so was mapped, hot_$lib has most samples (percent)"
@@ -99,7 +93,7 @@ if [ -f "$TESTMOD" ]; then
 	is "$?" 0 "record two loads of the test module exits 0" || diag "$(tail -n 3 "$OUT/km.pmclog-record.err")"
 	report "$OUT/km.pmclog" km
 	is "$?" 0 "report of the module log exits 0" || diag "$(tail -n 3 "$OUT/km.err")"
-	busy=$(samples_of "$OUT/km.folded" "[pmclog_testmod]" pmclog_testmod_busy)
+	busy=$(folded_count "$OUT/km.folded" "[pmclog_testmod]" pmclog_testmod_busy)
 	want=$((2 * BUSY_MS * HZ_REQ / 1000))
 	diag "test module: pmclog_testmod_busy $busy samples of about $want taken while it ran"
 	grep pmclog_testmod "$OUT/km.txt" | head -n 4 | while IFS= read -r l; do diag "  $l"; done
@@ -115,7 +109,7 @@ if [ -f "$TESTMOD" ]; then
 	while read -r _ from to; do
 		load=$((load + 1))
 		report "$OUT/km.pmclog" "km-$load" --time "$from,$to"
-		n=$(samples_of "$OUT/km-$load.folded" "[pmclog_testmod]" pmclog_testmod_busy)
+		n=$(folded_count "$OUT/km-$load.folded" "[pmclog_testmod]" pmclog_testmod_busy)
 		all=$(object_total "$OUT/km-$load.folded" "[pmclog_testmod]")
 		diag "load $load, $from s to $to s: $n of the module's $all samples in pmclog_testmod_busy"
 		at_least "$all" 10 "load $load: samples in [pmclog_testmod] (no .ko at hand)"
@@ -171,12 +165,12 @@ bounded 60 pmclog record -F $HZ_REQ -o "$OUT/busy.pmclog" -- /tmp/app/busy 1 \
 	>/dev/null 2>"$OUT/busy-record.err"
 mv /tmp/app/busy "$OUT/root/tmp/app/busy"
 report "$OUT/busy.pmclog" busy-noroot
-nf=$(samples_of "$OUT/busy-noroot.folded" busy busy_loop)
+nf=$(folded_count "$OUT/busy-noroot.folded" busy busy_loop)
 gone=$(grep -c ' busy  *\[\.\] 0x[0-9a-f]*  (object not found)$' "$OUT/busy-noroot.txt")
 at_least "$gone" 1 "without -r the moved program is busy, not found"
 report "$OUT/busy.pmclog" busy-root -r "$OUT/root"
-bl=$(samples_of "$OUT/busy-root.folded" busy busy_loop)
-bt=$(total_of "$OUT/busy-root.folded")
+bl=$(folded_count "$OUT/busy-root.folded" busy busy_loop)
+bt=$(folded_total "$OUT/busy-root.folded")
 diag "-r: busy_loop $bl of $bt samples ($nf named without -r)"
 [ "$bt" -gt 0 ] && at_least $((bl * 100 / bt)) 80 "-r ROOT: busy_loop named in busy (percent)"
 
@@ -196,7 +190,7 @@ report "$OUT/cut.pmclog" cut
 is "$?" 76 "a cut log: exit status EX_PROTOCOL (76)"
 grep -q 'truncated at offset [0-9]*' "$OUT/cut.err"
 is "$?" 0 "a cut log: says where it stops" || diag "$(tail -n 2 "$OUT/cut.err")"
-at_least "$(total_of "$OUT/cut.folded")" 1 "a cut log: the samples before the cut are reported"
+at_least "$(folded_total "$OUT/cut.folded")" 1 "a cut log: the samples before the cut are reported"
 
 cp "$OUT/sc-nok.pmclog" "$OUT/bad.pmclog"
 # Byte 0 of the third record (INITIALIZE 56 + PMCALLOCATE 72 = 128).
@@ -213,5 +207,5 @@ report "$OUT/zcut.pmclog" zcut
 is "$?" 76 "a cut compressed log: exit status EX_PROTOCOL (76)"
 grep -q 'truncated at offset [0-9]*: the compressed log ends inside a zstd frame, at byte [0-9]* of the file' "$OUT/zcut.err"
 is "$?" 0 "a cut compressed log: says where it stops" || diag "$(tail -n 2 "$OUT/zcut.err")"
-at_least "$(total_of "$OUT/zcut.folded")" 1 "a cut compressed log: the samples before the cut are reported"
+at_least "$(folded_total "$OUT/zcut.folded")" 1 "a cut compressed log: the samples before the cut are reported"
 

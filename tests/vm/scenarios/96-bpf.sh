@@ -58,12 +58,6 @@ map_records() {
 	$1 == "MAP_OUT" && f["pid"] != "-1" { print "MAP_OUT", f["start"], f["end"] }' | sort
 }
 
-# samples_of FOLDED OBJECT SYMBOL: samples of OBJECT;SYMBOL in a folded report.
-samples_of() {
-	awk -v key="$2;$3" '{ c = $NF; k = substr($0, 1, length($0) - length(c) - 1) }
-		k == key { n += c } END { print n + 0 }' "$1"
-}
-
 # differential NAME CMD...: record CMD with the module and with BPF.
 differential() {
 	_name=$1
@@ -96,8 +90,8 @@ echo 0 >/proc/sys/kernel/randomize_va_space
 
 differential dlswap /bin/dlswap /lib/workloads 1
 for c in module bpf; do
-	a=$(samples_of "$OUT/dlswap-$c.folded" libhot_a.so hot_a)
-	b=$(samples_of "$OUT/dlswap-$c.folded" libhot_b.so hot_b)
+	a=$(folded_count "$OUT/dlswap-$c.folded" libhot_a.so hot_a)
+	b=$(folded_count "$OUT/dlswap-$c.folded" libhot_b.so hot_b)
 	eval "share_$c=$((a + b > 0 ? a * 100 / (a + b) : 0))"
 	diag "dlswap, $c: hot_a $a, hot_b $b samples"
 done

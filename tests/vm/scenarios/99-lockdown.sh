@@ -64,17 +64,16 @@ bounded 60 pmclog report -i "$OUT/plain.pmclog" --format folded \
 	>"$OUT/plain.folded" 2>"$OUT/plain-report.err"
 is "$?" 0 "pmclog report --format folded of it exits 0" ||
 	diag "$(tail -n 2 "$OUT/plain-report.err")"
-# shellcheck disable=SC2046 # four numbers
-set -- $(awk '{ c = $NF; k = substr($0, 1, length($0) - length(c) - 1)
-	if (k == "libhot_a.so;hot_a") a += c; else if (k == "libhot_b.so;hot_b") b += c
-	else if (k ~ /;hot_[ab]$/) bad += c; n += c }
-	END { print a + 0, b + 0, bad + 0, n + 0 }' "$OUT/plain.folded")
-diag "report: $4 samples; hot_a in libhot_a.so $1, hot_b in libhot_b.so $2, either elsewhere $3"
+F=$OUT/plain.folded
+a=$(folded_count "$F" libhot_a.so hot_a)
+b=$(folded_count "$F" libhot_b.so hot_b)
+cross=$(($(folded_count "$F" libhot_a.so hot_b) + $(folded_count "$F" libhot_b.so hot_a)))
+diag "report: $(folded_total "$F") samples; hot_a in libhot_a.so $a, hot_b in libhot_b.so $b, either in the other $cross"
 # dlswap spins about 1 s in each, at the default 1 kHz: a quarter of that
 # is far outside TCG's noise.
-at_least "$1" 250 "samples of hot_a, named in libhot_a.so"
-at_least "$2" 250 "samples of hot_b, named in libhot_b.so"
-is "$3" 0 "no sample of hot_a or hot_b named in the other library"
+at_least "$a" 250 "samples of hot_a, named in libhot_a.so"
+at_least "$b" 250 "samples of hot_b, named in libhot_b.so"
+is "$cross" 0 "no sample of hot_a or hot_b named in the other library"
 
 # lockdown=confidentiality forbids BPF to read kernel memory too: the
 # recorder says so and stops, leaving no log.
