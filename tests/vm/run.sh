@@ -26,7 +26,8 @@
 # times per kernel (to measure flakiness); PMCLOG_VM_SCENARIO_DIR=DIR
 # boots DIR's scenarios instead of tests/vm/scenarios, and
 # PMCLOG_VM_EXTRA="FILE ..." puts each file (an ELF with its shared
-# libraries) in /opt/extra/ of the initramfs (make bench: tests/bench).
+# libraries) in /opt/extra/ of the initramfs (make bench: tests/bench),
+# and PMCLOG_VM_CMDLINE="..." adds words to the kernel's command line.
 set -euo pipefail
 # A harness that dies quietly would look like a short, passing run.
 trap 'echo "run.sh: internal error: line $LINENO: $BASH_COMMAND (status $?)" >&2' ERR
@@ -426,7 +427,7 @@ boot() {
 	rm -f "$kdir/out.img"
 	truncate -s 512M "$kdir/out.img"
 
-	cmdline="console=ttyS0 panic=-1 quiet $(kernel_cmdline_extra "$rel")"
+	cmdline="console=ttyS0 panic=-1 quiet $(kernel_cmdline_extra "$rel")${PMCLOG_VM_CMDLINE:+ $PMCLOG_VM_CMDLINE}"
 	# shellcheck disable=SC2207
 	extra=($(kernel_qemu_args "$rel"))
 	t0=$(now)

@@ -22,7 +22,7 @@
 #   /bin/callpaths -n STACKS_WORK (built with frame pointers, so that
 #   there are stacks to walk: xz has none) instead of xz.
 # - mmaploop: MMAP_OPS mmaps and munmaps of an executable page, bare and
-#   under each recorder (process mode, 100 Hz), ROUNDS rounds.
+#   under each recorder (process mode, 100 Hz), MMAP_ROUNDS rounds.
 # - The highest drop-free rate: -a over two busy loops (one a CPU) for
 #   SWEEP_SECONDS, at each of SWEEP_RATES in turn until the recorder
 #   loses a sample or refuses the rate.
@@ -43,6 +43,7 @@ STACKS_RATES=4000
 STACKS_WORK=1200
 INPUT_KB=1024
 MMAP_OPS=20000
+MMAP_ROUNDS=10
 SWEEP_RATES="10000 20000 40000 80000"
 SWEEP_SECONDS=2
 # shellcheck disable=SC1091 # written by tests/bench/run.sh
@@ -64,7 +65,9 @@ if [ -x $X/perf ] && $X/perf record -q -e cpu-clock -o /tmp/probe.data -- true \
 else
 	diag "no perf: $(tail -n 2 "$OUT/perf-probe.err" 2>/dev/null)"
 fi
-echo "have_perf=$have_perf input_kb=$INPUT_KB rounds=$ROUNDS rates=$RATES modes=$MODES" >"$RES"
+CLOCK=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)
+diag "clocksource: ${CLOCK:-unknown}"
+echo "have_perf=$have_perf input_kb=$INPUT_KB rounds=$ROUNDS rates=$RATES modes=$MODES clocksource=${CLOCK:-unknown}" >"$RES"
 
 # recorder TOOL MODE RATE OUTPUT: the words that run a command under
 # TOOL's recorder (none for bare; taskset to CPU 0 for pinbare and tick)
@@ -209,7 +212,7 @@ for mode in $MODES; do
 done
 
 r=1
-while [ "$r" -le "$ROUNDS" ]; do
+while [ "$r" -le "$MMAP_ROUNDS" ]; do
 	for tool in $(order "$r"); do
 		[ "$tool" = perf ] && [ "$have_perf" = 0 ] && continue
 		mmaprun "$tool" "$r" && n=$((n + 1))
