@@ -106,7 +106,12 @@ static __always_inline void hdr_init(struct pmclog_header *h, __u8 type,
 	h->tstamp = tstamp;
 }
 
-/* Samples wake userland only once the ring is half full: it polls too. */
+/*
+ * Records wake userland only once the ring is half full: it polls every
+ * BPF_POLL_MS too (pmclog_bpf.c).  A wake-up for each record (an irq_work,
+ * and the collector's thread scheduled in) cost every mmap more than the
+ * record itself.
+ */
 static __always_inline __u64 wakeup_flags(void)
 {
 	return bpf_ringbuf_query(&ring, BPF_RB_AVAIL_DATA) > ring_size / 2 ?
@@ -128,7 +133,7 @@ static __always_inline void flush_drops(struct pmclog_bpf_cpu_stats *st)
 	r->records = st->pend_records;
 	st->pend_samples = 0;
 	st->pend_records = 0;
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, wakeup_flags());
 }
 
 /* A record other than a sample could not be written. */
@@ -455,7 +460,7 @@ static __always_inline void send_named(struct pmclog_bpf_map_in *e)
 
 	if (len > sizeof(*e))
 		len = sizeof(*e);
-	if (bpf_ringbuf_output(&ring, e, len, 0))
+	if (bpf_ringbuf_output(&ring, e, len, wakeup_flags()))
 		record_lost();
 }
 
@@ -629,7 +634,7 @@ static __always_inline void unmap_event(__u32 tgid, __u64 start, __u64 end,
 	e->__reserved = 0;
 	e->start = start;
 	e->end = end;
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, wakeup_flags());
 }
 
 /*
@@ -835,7 +840,7 @@ int BPF_PROG(pmclog_fork, struct task_struct *parent, struct task_struct *child)
 	r->header.flags = flags;
 	r->ppid = ppid;
 	r->pid = pid;
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, wakeup_flags());
 	return 0;
 }
 
@@ -881,7 +886,7 @@ int BPF_KPROBE(pmclog_exit, struct task_struct *tsk, int group_dead)
 		r->status = sflags & PMCLOG_BPF_SIGNAL_GROUP_EXIT ?
 			    BPF_CORE_READ(tsk, signal, group_exit_code) :
 			    BPF_CORE_READ(tsk, exit_code);
-		bpf_ringbuf_submit(r, 0);
+		bpf_ringbuf_submit(r, wakeup_flags());
 	}
 	if (!system_wide)
 		bpf_map_delete_elem(&followed, &tgid);
@@ -947,7 +952,7 @@ static __always_inline void module_map_out(__u64 start, __u64 size)
 	r->__reserved = 0;
 	r->start = start;
 	r->end = start + size;
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, wakeup_flags());
 }
 
 struct ksym_walk {
@@ -975,7 +980,7 @@ static long ksym_one(__u32 i, struct ksym_walk *w)
 	if (bpf_probe_read_kernel_str(e->name, sizeof(e->name),
 				      BPF_CORE_READ(ks, strtab) + BPF_CORE_READ(sym, st_name)) <= 0)
 		e->name[0] = 0;
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, wakeup_flags());
 	return 0;
 }
 

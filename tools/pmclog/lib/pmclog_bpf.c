@@ -184,7 +184,7 @@ static void *collector_thread(void *arg)
 		if (n < 0 && n != -EINTR)
 			break;
 		/*
-		 * Samples do not wake the ring's poll until it is half full
+		 * Records do not wake the ring's poll until it is half full
 		 * (pmclog.bpf.c): what came meanwhile is taken at this tick.
 		 */
 		if (ring_buffer__consume(c->rb) < 0)
