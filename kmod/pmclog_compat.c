@@ -203,19 +203,18 @@ unsigned int pmclog_compat_unmap_hooks(struct pmclog_unmap_hook *h,
 		return 0;
 	}
 	/*
-	 * munmap's core, at return.  6.12 (mm/vma.c, with
-	 * vms_gather_munmap_vmas()): do_vmi_align_munmap(vmi, vma, mm,
-	 * start, end, uf, unlock), global; do_vmi_munmap() calls it for
-	 * munmap(2), vm_munmap() and mremap's old range, and brk shrinking
-	 * and shmdt() call it directly.  Else do_vmi_munmap(vmi, mm, start,
-	 * len, uf, unlock) (6.5 on) or do_mas_munmap(mas, mm, start, len,
-	 * uf, downgrade), where the tree hook above is missing: munmap(2),
-	 * mremap's old range and MAP_FIXED go through them, but on 6.3-6.11
-	 * (untested here) brk shrinking and shmdt() go through
-	 * do_vma_munmap() and are missed.
+	 * munmap's core, at return: do_vmi_align_munmap(vmi, vma, mm, start,
+	 * end, uf, unlock), static in mm/mmap.c from 6.3 (not inlined: it has
+	 * several callers), global in mm/vma.c on 6.12.  do_vmi_munmap()
+	 * calls it for munmap(2), vm_munmap(), mremap's old range and, before
+	 * 6.12, MAP_FIXED; brk shrinking and shmdt() call it directly, or
+	 * through do_vma_munmap(), past do_vmi_munmap().  6.3 to 6.11 are
+	 * not tested here: the arguments are 6.12's, and 6.5's and 6.8's
+	 * BTF (DepSurf) give the same.  Without it, do_vmi_munmap(vmi, mm,
+	 * start, len, uf, unlock) or do_mas_munmap(mas, mm, start, len, uf,
+	 * downgrade), where the tree hook above is missing.
 	 */
-	if (pmclog_compat_have_function("vms_gather_munmap_vmas") &&
-	    pmclog_compat_have_function("do_vmi_align_munmap"))
+	if (pmclog_compat_have_function("do_vmi_align_munmap"))
 		h[n++] = (struct pmclog_unmap_hook){ "do_vmi_align_munmap", 2, 3,
 						     4, false, true };
 	else if (pmclog_compat_have_function("do_vmi_munmap"))

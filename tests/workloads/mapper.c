@@ -36,6 +36,14 @@
  *      SHM_EXEC)
  *  13  that segment detached (shmdt): 6.12's shmdt() unmaps it without
  *      do_vmi_munmap(), as brk shrinking does
+ *  14  the heap grown by 4 pages with brk(2) under the READ_IMPLIES_EXEC
+ *      personality, which makes brk memory executable: a new
+ *      anonymous executable vma past the heap
+ *  15  the heap shrunk back by those 4 pages: brk's own unmap (6.12's
+ *      brk() calls do_vmi_align_munmap(), past do_vmi_munmap())
+ *
+ * From step 14 on nothing may call malloc(), which would take the heap's
+ * top for its own: save_maps() and end_step() use plain system calls.
  *
  * After saving maps-N.txt, a marker mapping of this program at file offset
  * (MARK_BASE + N) pages is mapped executable and unmapped again, so that a
@@ -45,12 +53,13 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/shm.h>
 #include <unistd.h>
 #include "common.h"
 
 #define MARK_BASE	64
-#define STEPS		13
+#define STEPS		15
 #define SHM_ADDR	0x200000000UL	/* step 12's segment */
 
 static const char *dir;
@@ -63,21 +72,25 @@ static void die(const char *what)
 	exit(71);	/* EX_OSERR */
 }
 
+/* No stdio, which allocates: steps 14 and 15 own the heap's top. */
 static void save_maps(int step)
 {
 	char path[4096], buf[4096];
-	FILE *in, *out;
-	size_t n;
+	int in, out;
+	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/maps-%d.txt", dir, step);
-	in = fopen("/proc/self/maps", "r");
-	out = fopen(path, "w");
-	if (!in || !out)
+	in = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (in < 0 || out < 0)
 		die(path);
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		fwrite(buf, 1, n, out);
-	fclose(in);
-	if (fclose(out))
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			die(path);
+	if (n < 0)
+		die("/proc/self/maps");
+	close(in);
+	if (close(out))
 		die(path);
 }
 
@@ -192,6 +205,7 @@ int main(int argc, char **argv)
 	int ret, ret2, munmap_errno, mprotect_errno, mem_fd, shm_id;
 	char *p, *q, *r, *jit;
 	unsigned char resident;
+	char *heap;
 	void *shm;
 
 	if (argc != 2) {
@@ -322,5 +336,19 @@ int main(int argc, char **argv)
 	if (shmdt(shm))
 		die("shmdt");
 	end_step(13);
+	if (personality(personality(0xffffffff) | READ_IMPLIES_EXEC) < 0)
+		die("personality READ_IMPLIES_EXEC");
+	heap = sbrk(0);
+	if (sbrk(4 * pg) != heap)
+		die("sbrk +4 pages");
+	end_step(14);
+	/* Only if nothing else moved the break meanwhile. */
+	if (sbrk(0) != heap + 4 * pg) {
+		fprintf(stderr, "mapper: something else moved the break in step 14\n");
+		return 70;	/* EX_SOFTWARE */
+	}
+	if (sbrk(-4 * pg) == (void *)-1)
+		die("sbrk -4 pages");
+	end_step(15);
 	return 0;
 }

@@ -6,7 +6,8 @@
 # and removing PROT_EXEC, a partial munmap, an mremap move, anonymous
 # executable memory, MAP_FIXED mappings of a file, of anonymous memory
 # and of executable code over executable ones, System V shared memory
-# attached executable and detached), and munmap, mprotect and
+# attached executable and detached, the heap grown executable with brk
+# and shrunk back), and munmap, mprotect and
 # MAP_FIXED mmap calls that fail: replaying MAP_IN/MAP_OUT in tstamp
 # order gives, at the end of each step, exactly the executable lines of
 # /proc/PID/maps that mapper saved at that moment.  See
@@ -17,7 +18,7 @@ require_module
 require_tool
 module_load || bail "load pmclog.ko"
 
-STEPS=13
+STEPS=15
 MARK_BASE=64	# mapper.c: the marker of step N maps file page MARK_BASE + N
 
 bounded 30 pmclog record --no-kallsyms -o "$OUT/map.pmclog" -- /bin/mapper "$OUT" \
@@ -36,7 +37,10 @@ proc_maps() {
 	awk "$H2D"'
 	$2 ~ /x/ && $6 != "[vsyscall]" {
 		split($1, r, "-")
-		printf "%.0f %.0f %.0f %s\n", h2d(r[1]), h2d(r[2]), h2d($3), $6 == "" ? "[anon exec]" : $6
+		# The heap is anonymous memory to the collectors (step 14).
+		p = $6
+		if (p == "" || p == "[heap]") p = "[anon exec]"
+		printf "%.0f %.0f %.0f %s\n", h2d(r[1]), h2d(r[2]), h2d($3), p
 	}' "$OUT/maps-$1.txt" | sort
 }
 
@@ -82,7 +86,7 @@ log_maps() {
 pid=$(kv_awk -t PROCEXEC "$OUT/map.txt" '$1 == "PROCEXEC" && f["path"] == "/bin/mapper" { print f["pid"]; exit }')
 [ -n "$pid" ] || bail "PROCEXEC of /bin/mapper is in the log"
 log_maps "$pid" >"$OUT/log-maps.txt"
-what="mprotect +exec|munmap of a middle page|mprotect -exec|mremap move|anonymous exec mapping|a munmap that fails (EINVAL)|a munmap and an mprotect that fail (ENOMEM)|a file mapping MAP_FIXED over exec|an anonymous mapping MAP_FIXED over exec|an exec mapping MAP_FIXED over exec|a MAP_FIXED mapping over exec that fails in the file's mmap op (EINVAL)|a System V segment attached SHM_EXEC|that segment detached (shmdt)"
+what="mprotect +exec|munmap of a middle page|mprotect -exec|mremap move|anonymous exec mapping|a munmap that fails (EINVAL)|a munmap and an mprotect that fail (ENOMEM)|a file mapping MAP_FIXED over exec|an anonymous mapping MAP_FIXED over exec|an exec mapping MAP_FIXED over exec|a MAP_FIXED mapping over exec that fails in the file's mmap op (EINVAL)|a System V segment attached SHM_EXEC|that segment detached (shmdt)|the heap grown executable (brk, READ_IMPLIES_EXEC)|the heap shrunk back (brk)"
 step=1
 while [ "$step" -le "$STEPS" ]; do
 	desc=$(echo "$what" | cut -d'|' -f"$step")
@@ -98,4 +102,4 @@ while [ "$step" -le "$STEPS" ]; do
 	step=$((step + 1))
 done
 anon=$(grep -c "^MAP_IN .* pid=$pid .* flags=0x1 path=\[anon exec\]\$" "$OUT/map.txt")
-is "$anon" 1 "the anonymous executable mapping is a MAP_IN flagged ANON, path [anon exec]"
+is "$anon" 2 "the anonymous executable mapping and the heap's are MAP_INs flagged ANON, path [anon exec]"

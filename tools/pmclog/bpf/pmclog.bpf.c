@@ -701,10 +701,11 @@ int pmclog_munmap_entry(struct pt_regs *ctx)
 }
 
 /*
- * 6.12's do_vmi_align_munmap(vmi, vma, mm, start, end, uf, unlock):
- * do_vmi_munmap() calls it, and brk shrinking and shmdt() call it
- * directly.  userland attaches this and pmclog_munmap_exit to it instead,
- * where the kernel has it in mm/vma.c.
+ * do_vmi_align_munmap(vmi, vma, mm, start, end, uf, unlock) from 6.3,
+ * do_mas_align_munmap(mas, vma, mm, start, end, uf, downgrade) before:
+ * do_vmi_munmap() and do_mas_munmap() call it, and brk shrinking (and
+ * 6.12's shmdt()) past them.  userland attaches this and
+ * pmclog_munmap_exit to it instead, where the kernel has one.
  */
 SEC("kprobe")
 int pmclog_munmap_align_entry(struct pt_regs *ctx)

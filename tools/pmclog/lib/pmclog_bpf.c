@@ -79,7 +79,7 @@ struct pmclog_bpf {
 	struct bpf_link *probe_links[8];	/* attach_chosen_probes() */
 	const char *munmap_func;	/* the munmap core's name on this kernel */
 	bool mmap_region_unmaps;	/* 6.12: mmap_region() unmaps by itself */
-	bool munmap_align;		/* 6.12: the core is do_vmi_align_munmap() */
+	bool munmap_align;		/* the core is do_{vmi,mas}_align_munmap() */
 	bool have_vms_complete;		/* 6.12: vms_complete_munmap_vmas() */
 	bool have_merge_extend;		/* vma_merge_extend(): mremap growth */
 	bool have_vma_adjust;		/* before 6.3: __vma_adjust() */
@@ -386,12 +386,22 @@ static int choose_programs(struct pmclog_bpf *c)
 	 * and vms_complete_munmap_vmas() says when the old vmas are gone.
 	 */
 	c->mmap_region_unmaps = kernel_has_func(btf, "vms_gather_munmap_vmas");
-	/* 6.12's core, global in mm/vma.c: brk and shmdt() call it too. */
-	c->munmap_align = c->mmap_region_unmaps &&
-			  kernel_has_func(btf, "do_vmi_align_munmap");
-	c->munmap_func = c->munmap_align ? "do_vmi_align_munmap" :
-			 kernel_has_func(btf, "do_vmi_munmap") ? "do_vmi_munmap" :
-			 kernel_has_func(btf, "do_mas_munmap") ? "do_mas_munmap" : NULL;
+	/*
+	 * munmap's core: do_vmi_align_munmap(vmi, vma, mm, start, end, uf,
+	 * unlock) from 6.3 (kmod/pmclog_compat.c says more), and before it
+	 * do_mas_align_munmap(mas, vma, mm, start, end, uf, downgrade), the
+	 * same where it matters.  do_vmi_munmap() and do_mas_munmap() call
+	 * it when the range holds a vma (mmap_region() calls them for every
+	 * new mapping), brk shrinking past them, as 6.12's shmdt() does.
+	 */
+	c->munmap_align = true;
+	c->munmap_func = kernel_has_func(btf, "do_vmi_align_munmap") ? "do_vmi_align_munmap" :
+			 kernel_has_func(btf, "do_mas_align_munmap") ? "do_mas_align_munmap" : NULL;
+	if (!c->munmap_func) {
+		c->munmap_align = false;
+		c->munmap_func = kernel_has_func(btf, "do_vmi_munmap") ? "do_vmi_munmap" :
+				 kernel_has_func(btf, "do_mas_munmap") ? "do_mas_munmap" : NULL;
+	}
 	if (!c->munmap_func)
 		pr_warn("BPF collector: this kernel has neither do_vmi_munmap() nor do_mas_munmap(): munmap is not tracked\n");
 	c->have_vms_complete = kernel_has_func(btf, "vms_complete_munmap_vmas");
