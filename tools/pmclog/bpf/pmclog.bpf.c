@@ -543,11 +543,25 @@ static __always_inline void vma_changed(struct vm_area_struct *vma)
 	send_named(e);
 }
 
+/*
+ * The kprobes.  Each handler is declared once, by PMCLOG_PROBE(), as a
+ * program of its own (SEC, attached one by one) and as a case of the two
+ * kprobe.multi dispatchers at the end of this file, which take the
+ * handler from the probe's cookie (PMCLOG_BPF_P_*): userland loads
+ * either the programs or the dispatchers (lib/pmclog_bpf.c).  A
+ * kprobe.multi link detaches in one go, where each kprobe's perf event
+ * waits for RCU grace periods of its own (6.12-rt under TCG: 9 s for 15
+ * kprobes, 1 s for the two links).
+ */
+#define PMCLOG_PROBE(sec, name)						\
+	static __always_inline int name##_on(struct pt_regs *ctx);	\
+	SEC(sec) int name(struct pt_regs *ctx) { return name##_on(ctx); } \
+	static __always_inline int name##_on(struct pt_regs *ctx)
+
 /* copy_vma() returns the vma of mremap's new range. */
-SEC("kretprobe/copy_vma")
-int BPF_KRETPROBE(pmclog_copy_vma, struct vm_area_struct *vma)
+PMCLOG_PROBE("kretprobe/copy_vma", pmclog_copy_vma)
 {
-	vma_changed(vma);
+	vma_changed((void *)PT_REGS_RC(ctx));
 	return 0;
 }
 
@@ -555,10 +569,9 @@ int BPF_KRETPROBE(pmclog_copy_vma, struct vm_area_struct *vma)
  * vma_merge_extend() (6.5 on) returns the vma that mremap grew in place,
  * or NULL; attached where the kernel has it.
  */
-SEC("kretprobe")
-int BPF_KRETPROBE(pmclog_vma_merge_extend, struct vm_area_struct *vma)
+PMCLOG_PROBE("kretprobe", pmclog_vma_merge_extend)
 {
-	vma_changed(vma);
+	vma_changed((void *)PT_REGS_RC(ctx));
 	return 0;
 }
 
@@ -580,8 +593,7 @@ struct {
 	__type(value, __u64);
 } growing SEC(".maps");
 
-SEC("kprobe")
-int pmclog_vma_adjust_entry(struct pt_regs *ctx)
+PMCLOG_PROBE("kprobe", pmclog_vma_adjust_entry)
 {
 	struct task_struct *t = (void *)bpf_get_current_task();
 	struct vm_area_struct *vma = (void *)kernel_arg(ctx, 0);
@@ -607,8 +619,7 @@ int pmclog_vma_adjust_entry(struct pt_regs *ctx)
 	return 0;
 }
 
-SEC("kretprobe")
-int pmclog_vma_adjust_exit(struct pt_regs *ctx)
+PMCLOG_PROBE("kretprobe", pmclog_vma_adjust_exit)
 {
 	__u64 id = bpf_get_current_pid_tgid(), *v = bpf_map_lookup_elem(&growing, &id);
 	struct vm_area_struct *vma;
@@ -689,8 +700,7 @@ static __always_inline int pend_done(bool ok)
  * arguments where they matter.  userland attaches both to whichever the
  * kernel has.
  */
-SEC("kprobe")
-int pmclog_munmap_entry(struct pt_regs *ctx)
+PMCLOG_PROBE("kprobe", pmclog_munmap_entry)
 {
 	struct task_struct *t = (void *)bpf_get_current_task();
 	__u64 start = kernel_arg(ctx, 2), len = kernel_arg(ctx, 3);
@@ -707,8 +717,7 @@ int pmclog_munmap_entry(struct pt_regs *ctx)
  * 6.12's shmdt()) past them.  userland attaches this and
  * pmclog_munmap_exit to it instead, where the kernel has one.
  */
-SEC("kprobe")
-int pmclog_munmap_align_entry(struct pt_regs *ctx)
+PMCLOG_PROBE("kprobe", pmclog_munmap_align_entry)
 {
 	struct task_struct *t = (void *)bpf_get_current_task();
 
@@ -717,8 +726,7 @@ int pmclog_munmap_align_entry(struct pt_regs *ctx)
 	return pend(kernel_arg(ctx, 3), kernel_arg(ctx, 4), 0);
 }
 
-SEC("kretprobe")
-int pmclog_munmap_exit(struct pt_regs *ctx)
+PMCLOG_PROBE("kretprobe", pmclog_munmap_exit)
 {
 	return pend_done((int)PT_REGS_RC(ctx) >= 0);
 }
@@ -728,16 +736,14 @@ int pmclog_munmap_exit(struct pt_regs *ctx)
  * MAP_FIXED mapping replaces itself; it returns addr on success.  The
  * event has the entry's time: the new mapping, made inside, stays.
  */
-SEC("kprobe")
-int pmclog_mmap_region_entry(struct pt_regs *ctx)
+PMCLOG_PROBE("kprobe", pmclog_mmap_region_entry)
 {
 	__u64 addr = kernel_arg(ctx, 1);
 
 	return pend(addr, addr + kernel_arg(ctx, 2), 1);
 }
 
-SEC("kretprobe")
-int pmclog_mmap_region_exit(struct pt_regs *ctx)
+PMCLOG_PROBE("kretprobe", pmclog_mmap_region_exit)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct pending *p = bpf_map_lookup_elem(&pending, &id);
@@ -758,8 +764,7 @@ int pmclog_mmap_region_exit(struct pt_regs *ctx)
  * mmap_region() into vma.c may inline it, and 84-mapops' step 11 would
  * say so.
  */
-SEC("kprobe")
-int pmclog_mmap_gap(struct pt_regs *ctx)
+PMCLOG_PROBE("kprobe", pmclog_mmap_gap)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct pending *p = bpf_map_lookup_elem(&pending, &id);
@@ -776,9 +781,9 @@ int pmclog_mmap_gap(struct pt_regs *ctx)
  * UNMAP of the replaced range goes first, so that the new mapping's
  * MAP_IN is not taken for one the range removes.
  */
-SEC("kprobe/perf_event_mmap")
-int BPF_KPROBE(pmclog_mmap, struct vm_area_struct *vma)
+PMCLOG_PROBE("kprobe/perf_event_mmap", pmclog_mmap)
 {
+	struct vm_area_struct *vma = (void *)kernel_arg(ctx, 0);
 	__u64 id = bpf_get_current_pid_tgid();
 	struct pending *p = bpf_map_lookup_elem(&pending, &id);
 
@@ -796,8 +801,7 @@ int BPF_KPROBE(pmclog_mmap, struct vm_area_struct *vma)
  */
 const volatile bool mprotect_vmi;	/* the 6.2 shape */
 
-SEC("kprobe/mprotect_fixup")
-int pmclog_mprotect_entry(struct pt_regs *ctx)
+PMCLOG_PROBE("kprobe/mprotect_fixup", pmclog_mprotect_entry)
 {
 	/* Constant indices: the verifier refuses a computed offset into ctx. */
 	if (mprotect_vmi)
@@ -807,8 +811,7 @@ int pmclog_mprotect_entry(struct pt_regs *ctx)
 	       pend(kernel_arg(ctx, 3), kernel_arg(ctx, 4), 0);
 }
 
-SEC("kretprobe/mprotect_fixup")
-int pmclog_mprotect_exit(struct pt_regs *ctx)
+PMCLOG_PROBE("kretprobe/mprotect_fixup", pmclog_mprotect_exit)
 {
 	return pend_done((int)PT_REGS_RC(ctx) == 0);
 }
@@ -849,9 +852,9 @@ int BPF_PROG(pmclog_fork, struct task_struct *parent, struct task_struct *child)
  * setup_new_exec(bprm): the old address space is gone, the new image is
  * not mapped yet (pmclog_proc.c).
  */
-SEC("kprobe/setup_new_exec")
-int BPF_KPROBE(pmclog_exec, struct linux_binprm *bprm)
+PMCLOG_PROBE("kprobe/setup_new_exec", pmclog_exec)
 {
+	struct linux_binprm *bprm = (void *)kernel_arg(ctx, 0);
 	struct pmclog_bpf_map_in *e;
 	struct file *file;
 	__u32 tgid = current_tgid();
@@ -870,9 +873,10 @@ int BPF_KPROBE(pmclog_exec, struct linux_binprm *bprm)
 }
 
 /* taskstats_exit(tsk, group_dead): group_dead in the group's last thread. */
-SEC("kprobe/taskstats_exit")
-int BPF_KPROBE(pmclog_exit, struct task_struct *tsk, int group_dead)
+PMCLOG_PROBE("kprobe/taskstats_exit", pmclog_exit)
 {
+	struct task_struct *tsk = (void *)kernel_arg(ctx, 0);
+	int group_dead = (int)kernel_arg(ctx, 1);
 	__u32 tgid = BPF_CORE_READ(tsk, tgid);
 	struct pmclog_procexit *r;
 	unsigned int sflags;
@@ -997,9 +1001,9 @@ struct {
 	__type(value, __u64);
 } loading SEC(".maps");
 
-SEC("kprobe/do_init_module")
-int BPF_KPROBE(pmclog_module_load, struct module *mod)
+PMCLOG_PROBE("kprobe/do_init_module", pmclog_module_load)
 {
+	struct module *mod = (void *)kernel_arg(ctx, 0);
 	__u64 id = bpf_get_current_pid_tgid(), m = (__u64)mod;
 	struct mod_kallsyms *ks;
 	struct ksym_walk w;
@@ -1020,8 +1024,7 @@ int BPF_KPROBE(pmclog_module_load, struct module *mod)
 }
 
 /* Its init ran: the init text is freed, whether init succeeded or not. */
-SEC("kretprobe/do_init_module")
-int pmclog_module_live(struct pt_regs *ctx)
+PMCLOG_PROBE("kretprobe/do_init_module", pmclog_module_live)
 {
 	__u64 id = bpf_get_current_pid_tgid(), *m = bpf_map_lookup_elem(&loading, &id);
 	struct module *mod;
@@ -1038,9 +1041,9 @@ int pmclog_module_live(struct pt_regs *ctx)
 	return 0;
 }
 
-SEC("kprobe/free_module")
-int BPF_KPROBE(pmclog_module_unload, struct module *mod)
+PMCLOG_PROBE("kprobe/free_module", pmclog_module_unload)
 {
+	struct module *mod = (void *)kernel_arg(ctx, 0);
 	struct mod_text t;
 
 	if (!running)
@@ -1087,5 +1090,42 @@ int pmclog_snapshot_modules(void *ctx)
 		return 0;
 	bpf_probe_read_kernel(&w.pos, sizeof(w.pos), &((struct list_head *)modules_head)->next);
 	bpf_loop(4096, module_one, &w, 0);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* kprobe.multi dispatchers (see PMCLOG_PROBE)                          */
+
+SEC("kprobe.multi")
+int pmclog_multi_entry(struct pt_regs *ctx)
+{
+	switch (bpf_get_attach_cookie(ctx)) {
+	case PMCLOG_BPF_P_VMA_ADJUST:		return pmclog_vma_adjust_entry_on(ctx);
+	case PMCLOG_BPF_P_MUNMAP:		return pmclog_munmap_entry_on(ctx);
+	case PMCLOG_BPF_P_MUNMAP_ALIGN:		return pmclog_munmap_align_entry_on(ctx);
+	case PMCLOG_BPF_P_MMAP_REGION:		return pmclog_mmap_region_entry_on(ctx);
+	case PMCLOG_BPF_P_MMAP_GAP:		return pmclog_mmap_gap_on(ctx);
+	case PMCLOG_BPF_P_MMAP:			return pmclog_mmap_on(ctx);
+	case PMCLOG_BPF_P_MPROTECT:		return pmclog_mprotect_entry_on(ctx);
+	case PMCLOG_BPF_P_EXEC:			return pmclog_exec_on(ctx);
+	case PMCLOG_BPF_P_EXIT:			return pmclog_exit_on(ctx);
+	case PMCLOG_BPF_P_MODULE_LOAD:		return pmclog_module_load_on(ctx);
+	case PMCLOG_BPF_P_MODULE_UNLOAD:	return pmclog_module_unload_on(ctx);
+	}
+	return 0;
+}
+
+SEC("kretprobe.multi")
+int pmclog_multi_return(struct pt_regs *ctx)
+{
+	switch (bpf_get_attach_cookie(ctx)) {
+	case PMCLOG_BPF_P_COPY_VMA_RET:		return pmclog_copy_vma_on(ctx);
+	case PMCLOG_BPF_P_MERGE_EXTEND_RET:	return pmclog_vma_merge_extend_on(ctx);
+	case PMCLOG_BPF_P_VMA_ADJUST_RET:	return pmclog_vma_adjust_exit_on(ctx);
+	case PMCLOG_BPF_P_MUNMAP_RET:		return pmclog_munmap_exit_on(ctx);
+	case PMCLOG_BPF_P_MMAP_REGION_RET:	return pmclog_mmap_region_exit_on(ctx);
+	case PMCLOG_BPF_P_MPROTECT_RET:		return pmclog_mprotect_exit_on(ctx);
+	case PMCLOG_BPF_P_MODULE_LIVE_RET:	return pmclog_module_live_on(ctx);
+	}
 	return 0;
 }

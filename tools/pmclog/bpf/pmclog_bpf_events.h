@@ -24,6 +24,31 @@
 #define PMCLOG_BPF_EV_KSYMBOL	0x83	/* struct pmclog_bpf_ksymbol */
 
 /*
+ * The cookies of the kprobe.multi links: which handler of pmclog.bpf.c
+ * a probed function's entry (or, _RET, return) is for.
+ */
+enum pmclog_bpf_probe {
+	PMCLOG_BPF_P_VMA_ADJUST = 1,
+	PMCLOG_BPF_P_MUNMAP,
+	PMCLOG_BPF_P_MUNMAP_ALIGN,
+	PMCLOG_BPF_P_MMAP_REGION,
+	PMCLOG_BPF_P_MMAP_GAP,
+	PMCLOG_BPF_P_MMAP,
+	PMCLOG_BPF_P_MPROTECT,
+	PMCLOG_BPF_P_EXEC,
+	PMCLOG_BPF_P_EXIT,
+	PMCLOG_BPF_P_MODULE_LOAD,
+	PMCLOG_BPF_P_MODULE_UNLOAD,
+	PMCLOG_BPF_P_COPY_VMA_RET,
+	PMCLOG_BPF_P_MERGE_EXTEND_RET,
+	PMCLOG_BPF_P_VMA_ADJUST_RET,
+	PMCLOG_BPF_P_MUNMAP_RET,
+	PMCLOG_BPF_P_MMAP_REGION_RET,
+	PMCLOG_BPF_P_MPROTECT_RET,
+	PMCLOG_BPF_P_MODULE_LIVE_RET,
+};
+
+/*
  * Path components, leaf first, each NUL-terminated, one after the other
  * in names[0 .. nbytes).  ncomp 0 and nbytes 0: "/".  For an anonymous
  * mapping or a module, names holds the whole name ("[vdso]", "ext4"), one
