@@ -65,6 +65,14 @@ struct bpf_pmc {
 	struct perf_event_attr attr;
 };
 
+/*
+ * The kprobes: at most MAX_FIXED programs name their function in their
+ * SEC(), and chosen_probes() has MAX_CHOSEN more.
+ */
+#define MAX_FIXED	16
+#define MAX_CHOSEN	8
+#define MAX_PROBES	(MAX_FIXED + MAX_CHOSEN)
+
 struct pmclog_bpf {
 	struct pmclog_bpf_skel *skel;
 	struct ring_buffer *rb;
@@ -76,7 +84,7 @@ struct pmclog_bpf {
 	struct pmclog_attach at;
 	int *perf_fds;		/* npmcs * ncpus, -1 where none */
 	struct bpf_link **links;
-	struct bpf_link *probe_links[8];	/* attach_chosen_probes() */
+	struct bpf_link *probe_links[MAX_CHOSEN];	/* attach_chosen_probes() */
 	/*
 	 * kprobe.multi: every kprobe in one link, every kretprobe in another
 	 * (multi_links[1]), each dispatching on the probe's cookie; no_multi
@@ -84,7 +92,7 @@ struct pmclog_bpf {
 	 */
 	bool multi, no_multi;
 	struct bpf_link *multi_links[2];
-	struct bpf_program *fixed[16];	/* kprobes named in their SEC(), loaded */
+	struct bpf_program *fixed[MAX_FIXED];	/* kprobes named in their SEC(), loaded */
 	unsigned int nfixed;
 	const char *munmap_func;	/* the munmap core's name on this kernel */
 	bool mmap_region_unmaps;	/* 6.12: mmap_region() unmaps by itself */
@@ -454,9 +462,15 @@ static int choose_programs(struct pmclog_bpf *c)
 			    prog == s->progs.pmclog_multi_return)
 				continue;
 			if (bpf_program__autoload(prog) &&
-			    strchr(bpf_program__section_name(prog), '/') &&
-			    c->nfixed < sizeof(c->fixed) / sizeof(c->fixed[0]))
+			    strchr(bpf_program__section_name(prog), '/')) {
+				if (c->nfixed == MAX_FIXED) {
+					pr_warn("BPF collector: more than %d kprobe programs name their function: MAX_FIXED is too small\n",
+						MAX_FIXED);
+					btf__free(btf);
+					return -E2BIG;
+				}
 				c->fixed[c->nfixed++] = prog;
+			}
 			bpf_program__set_autoload(prog, false);
 		}
 		bpf_program__set_autoattach(s->progs.pmclog_multi_entry, false);
@@ -501,12 +515,12 @@ static unsigned int chosen_probes(const struct pmclog_bpf *c, struct probe *p)
 	};
 	unsigned int i;
 
+	_Static_assert(sizeof(probes) / sizeof(probes[0]) <= MAX_CHOSEN,
+		       "MAX_CHOSEN is too small");
 	for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
 		p[i] = probes[i];
 	return i;
 }
-
-#define MAX_PROBES	24
 
 static int attach_chosen_probes(struct pmclog_bpf *c)
 {
@@ -725,6 +739,15 @@ static int collector_start(struct pmclog_bpf *c)
 	if (err)
 		return err;
 	err = pmclog_bpf_skel__load(c->skel);
+	if (err && c->multi && err != -EPERM) {
+		/* The dispatchers hold every handler: the verifier may balk. */
+		pr_warn("BPF collector: the kprobe.multi programs do not load: %s; loading each by itself\n",
+			strerror(-err));
+		pmclog_bpf_skel__destroy(c->skel);
+		c->skel = NULL;
+		c->no_multi = true;
+		return collector_start(c);
+	}
 	if (err)
 		return say_load_error(err);
 	if (c->at.mode == PMCLOG_ATTACH_PROCESS)
