@@ -716,6 +716,28 @@ static int open_perf_events(struct pmclog_bpf *c)
 	return opened ? 0 : -ENODEV;
 }
 
+static int collector_start(struct pmclog_bpf *c);
+
+/*
+ * The kernel refused the kprobe.multi programs or links (@why, @err)
+ * before anything else was open: start again with one program a probe.
+ */
+static int restart_without_multi(struct pmclog_bpf *c, const char *why, int err)
+{
+	unsigned int i;
+
+	pr_warn("BPF collector: %s: %s; probing each function by itself\n", why,
+		strerror(-err));
+	for (i = 0; i < 2; i++) {
+		bpf_link__destroy(c->multi_links[i]);
+		c->multi_links[i] = NULL;
+	}
+	pmclog_bpf_skel__destroy(c->skel);
+	c->skel = NULL;
+	c->no_multi = true;
+	return collector_start(c);
+}
+
 static int collector_start(struct pmclog_bpf *c)
 {
 	struct kernel_syms ksyms;
@@ -739,15 +761,9 @@ static int collector_start(struct pmclog_bpf *c)
 	if (err)
 		return err;
 	err = pmclog_bpf_skel__load(c->skel);
-	if (err && c->multi && err != -EPERM) {
-		/* The dispatchers hold every handler: the verifier may balk. */
-		pr_warn("BPF collector: the kprobe.multi programs do not load: %s; loading each by itself\n",
-			strerror(-err));
-		pmclog_bpf_skel__destroy(c->skel);
-		c->skel = NULL;
-		c->no_multi = true;
-		return collector_start(c);
-	}
+	/* The dispatchers hold every handler: the verifier may balk. */
+	if (err && c->multi && err != -EPERM)
+		return restart_without_multi(c, "the kprobe.multi programs do not load", err);
 	if (err)
 		return say_load_error(err);
 	if (c->at.mode == PMCLOG_ATTACH_PROCESS)
@@ -765,19 +781,8 @@ static int collector_start(struct pmclog_bpf *c)
 		return err;
 	}
 	err = c->multi ? attach_multi(c) : attach_chosen_probes(c);
-	if (err && c->multi) {
-		/* Nothing else is open yet: load the programs one by one. */
-		pr_warn("BPF collector: kprobe.multi links refused: %s; probing each function by itself\n",
-			strerror(-err));
-		for (i = 0; i < 2; i++) {
-			bpf_link__destroy(c->multi_links[i]);
-			c->multi_links[i] = NULL;
-		}
-		pmclog_bpf_skel__destroy(c->skel);
-		c->skel = NULL;
-		c->no_multi = true;
-		return collector_start(c);
-	}
+	if (err && c->multi)
+		return restart_without_multi(c, "kprobe.multi links refused", err);
 	if (err)
 		return err;
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.ring), on_ring, c, NULL);
