@@ -545,9 +545,10 @@ static __always_inline void vma_changed(struct vm_area_struct *vma)
 
 /*
  * The kprobes.  Each handler is declared once, by PMCLOG_PROBE(), as a
- * program of its own (SEC, attached one by one) and as a case of the two
- * kprobe.multi dispatchers at the end of this file, which take the
- * handler from the probe's cookie (PMCLOG_BPF_P_*): userland loads
+ * program of its own (SEC, attached one by one) and, listed in
+ * PMCLOG_BPF_ENTRY_PROBES or PMCLOG_BPF_RETURN_PROBES (pmclog_bpf_events.h),
+ * as a case of the two kprobe.multi dispatchers at the end of this file,
+ * which take the handler from the probe's cookie: userland loads
  * either the programs or the dispatchers (lib/pmclog_bpf.c).  A
  * kprobe.multi link detaches in one go, where each kprobe's perf event
  * waits for RCU grace periods of its own (6.12-rt under TCG: 9 s for 15
@@ -1096,21 +1097,15 @@ int pmclog_snapshot_modules(void *ctx)
 /* ------------------------------------------------------------------ */
 /* kprobe.multi dispatchers (see PMCLOG_PROBE)                          */
 
+#define PMCLOG_DISPATCH(id, handler)				\
+	case PMCLOG_BPF_P_##id:					\
+		return handler##_on(ctx);
+
 SEC("kprobe.multi")
 int pmclog_multi_entry(struct pt_regs *ctx)
 {
 	switch (bpf_get_attach_cookie(ctx)) {
-	case PMCLOG_BPF_P_VMA_ADJUST:		return pmclog_vma_adjust_entry_on(ctx);
-	case PMCLOG_BPF_P_MUNMAP:		return pmclog_munmap_entry_on(ctx);
-	case PMCLOG_BPF_P_MUNMAP_ALIGN:		return pmclog_munmap_align_entry_on(ctx);
-	case PMCLOG_BPF_P_MMAP_REGION:		return pmclog_mmap_region_entry_on(ctx);
-	case PMCLOG_BPF_P_MMAP_GAP:		return pmclog_mmap_gap_on(ctx);
-	case PMCLOG_BPF_P_MMAP:			return pmclog_mmap_on(ctx);
-	case PMCLOG_BPF_P_MPROTECT:		return pmclog_mprotect_entry_on(ctx);
-	case PMCLOG_BPF_P_EXEC:			return pmclog_exec_on(ctx);
-	case PMCLOG_BPF_P_EXIT:			return pmclog_exit_on(ctx);
-	case PMCLOG_BPF_P_MODULE_LOAD:		return pmclog_module_load_on(ctx);
-	case PMCLOG_BPF_P_MODULE_UNLOAD:	return pmclog_module_unload_on(ctx);
+	PMCLOG_BPF_ENTRY_PROBES(PMCLOG_DISPATCH)
 	}
 	return 0;
 }
@@ -1119,13 +1114,7 @@ SEC("kretprobe.multi")
 int pmclog_multi_return(struct pt_regs *ctx)
 {
 	switch (bpf_get_attach_cookie(ctx)) {
-	case PMCLOG_BPF_P_COPY_VMA_RET:		return pmclog_copy_vma_on(ctx);
-	case PMCLOG_BPF_P_MERGE_EXTEND_RET:	return pmclog_vma_merge_extend_on(ctx);
-	case PMCLOG_BPF_P_VMA_ADJUST_RET:	return pmclog_vma_adjust_exit_on(ctx);
-	case PMCLOG_BPF_P_MUNMAP_RET:		return pmclog_munmap_exit_on(ctx);
-	case PMCLOG_BPF_P_MMAP_REGION_RET:	return pmclog_mmap_region_exit_on(ctx);
-	case PMCLOG_BPF_P_MPROTECT_RET:		return pmclog_mprotect_exit_on(ctx);
-	case PMCLOG_BPF_P_MODULE_LIVE_RET:	return pmclog_module_live_on(ctx);
+	PMCLOG_BPF_RETURN_PROBES(PMCLOG_DISPATCH)
 	}
 	return 0;
 }

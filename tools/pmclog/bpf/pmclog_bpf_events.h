@@ -24,29 +24,41 @@
 #define PMCLOG_BPF_EV_KSYMBOL	0x83	/* struct pmclog_bpf_ksymbol */
 
 /*
- * The cookies of the kprobe.multi links: which handler of pmclog.bpf.c
- * a probed function's entry (or, _RET, return) is for.
+ * The kprobe handlers of pmclog.bpf.c that its kprobe.multi dispatchers
+ * call, X(id, handler): a probed function's entry (or return) is attached
+ * with the cookie PMCLOG_BPF_P_<id>, and the dispatcher calls <handler>'s
+ * body for it.  The dispatchers, the cookies and userland's table of them
+ * (lib/pmclog_bpf.c) are all made from these two lists.
  */
+#define PMCLOG_BPF_ENTRY_PROBES(X)				\
+	X(VMA_ADJUST,		pmclog_vma_adjust_entry)	\
+	X(MUNMAP,		pmclog_munmap_entry)		\
+	X(MUNMAP_ALIGN,		pmclog_munmap_align_entry)	\
+	X(MMAP_REGION,		pmclog_mmap_region_entry)	\
+	X(MMAP_GAP,		pmclog_mmap_gap)		\
+	X(MMAP,			pmclog_mmap)			\
+	X(MPROTECT,		pmclog_mprotect_entry)		\
+	X(EXEC,			pmclog_exec)			\
+	X(EXIT,			pmclog_exit)			\
+	X(MODULE_LOAD,		pmclog_module_load)		\
+	X(MODULE_UNLOAD,	pmclog_module_unload)
+
+#define PMCLOG_BPF_RETURN_PROBES(X)				\
+	X(COPY_VMA_RET,		pmclog_copy_vma)		\
+	X(MERGE_EXTEND_RET,	pmclog_vma_merge_extend)	\
+	X(VMA_ADJUST_RET,	pmclog_vma_adjust_exit)		\
+	X(MUNMAP_RET,		pmclog_munmap_exit)		\
+	X(MMAP_REGION_RET,	pmclog_mmap_region_exit)	\
+	X(MPROTECT_RET,		pmclog_mprotect_exit)		\
+	X(MODULE_LIVE_RET,	pmclog_module_live)
+
+#define PMCLOG_BPF_P_ENUM(id, handler)	PMCLOG_BPF_P_##id,
 enum pmclog_bpf_probe {
-	PMCLOG_BPF_P_VMA_ADJUST = 1,
-	PMCLOG_BPF_P_MUNMAP,
-	PMCLOG_BPF_P_MUNMAP_ALIGN,
-	PMCLOG_BPF_P_MMAP_REGION,
-	PMCLOG_BPF_P_MMAP_GAP,
-	PMCLOG_BPF_P_MMAP,
-	PMCLOG_BPF_P_MPROTECT,
-	PMCLOG_BPF_P_EXEC,
-	PMCLOG_BPF_P_EXIT,
-	PMCLOG_BPF_P_MODULE_LOAD,
-	PMCLOG_BPF_P_MODULE_UNLOAD,
-	PMCLOG_BPF_P_COPY_VMA_RET,
-	PMCLOG_BPF_P_MERGE_EXTEND_RET,
-	PMCLOG_BPF_P_VMA_ADJUST_RET,
-	PMCLOG_BPF_P_MUNMAP_RET,
-	PMCLOG_BPF_P_MMAP_REGION_RET,
-	PMCLOG_BPF_P_MPROTECT_RET,
-	PMCLOG_BPF_P_MODULE_LIVE_RET,
+	PMCLOG_BPF_P_NONE,	/* 0: no cookie */
+	PMCLOG_BPF_ENTRY_PROBES(PMCLOG_BPF_P_ENUM)
+	PMCLOG_BPF_RETURN_PROBES(PMCLOG_BPF_P_ENUM)
 };
+#undef PMCLOG_BPF_P_ENUM
 
 /*
  * Path components, leaf first, each NUL-terminated, one after the other

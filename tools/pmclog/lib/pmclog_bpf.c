@@ -548,37 +548,31 @@ static int attach_chosen_probes(struct pmclog_bpf *c)
 	return 0;
 }
 
-/* Each handler's cookie in the kprobe.multi dispatchers; 0: none. */
-static __u64 probe_cookie(const struct pmclog_bpf *c, const struct bpf_program *prog)
+/*
+ * @prog's cookie in the kprobe.multi dispatcher of its side (@ret: the
+ * returns'); 0 where that dispatcher has no case for it, which
+ * PMCLOG_BPF_ENTRY_PROBES and PMCLOG_BPF_RETURN_PROBES should not allow.
+ */
+static __u64 probe_cookie(const struct pmclog_bpf *c, const struct bpf_program *prog,
+			  bool ret)
 {
 	const struct pmclog_bpf_skel *s = c->skel;
 	const struct {
 		const struct bpf_program *prog;
 		__u64 cookie;
+		bool ret;
 	} t[] = {
-		{ s->progs.pmclog_vma_adjust_entry, PMCLOG_BPF_P_VMA_ADJUST },
-		{ s->progs.pmclog_munmap_entry, PMCLOG_BPF_P_MUNMAP },
-		{ s->progs.pmclog_munmap_align_entry, PMCLOG_BPF_P_MUNMAP_ALIGN },
-		{ s->progs.pmclog_mmap_region_entry, PMCLOG_BPF_P_MMAP_REGION },
-		{ s->progs.pmclog_mmap_gap, PMCLOG_BPF_P_MMAP_GAP },
-		{ s->progs.pmclog_mmap, PMCLOG_BPF_P_MMAP },
-		{ s->progs.pmclog_mprotect_entry, PMCLOG_BPF_P_MPROTECT },
-		{ s->progs.pmclog_exec, PMCLOG_BPF_P_EXEC },
-		{ s->progs.pmclog_exit, PMCLOG_BPF_P_EXIT },
-		{ s->progs.pmclog_module_load, PMCLOG_BPF_P_MODULE_LOAD },
-		{ s->progs.pmclog_module_unload, PMCLOG_BPF_P_MODULE_UNLOAD },
-		{ s->progs.pmclog_copy_vma, PMCLOG_BPF_P_COPY_VMA_RET },
-		{ s->progs.pmclog_vma_merge_extend, PMCLOG_BPF_P_MERGE_EXTEND_RET },
-		{ s->progs.pmclog_vma_adjust_exit, PMCLOG_BPF_P_VMA_ADJUST_RET },
-		{ s->progs.pmclog_munmap_exit, PMCLOG_BPF_P_MUNMAP_RET },
-		{ s->progs.pmclog_mmap_region_exit, PMCLOG_BPF_P_MMAP_REGION_RET },
-		{ s->progs.pmclog_mprotect_exit, PMCLOG_BPF_P_MPROTECT_RET },
-		{ s->progs.pmclog_module_live, PMCLOG_BPF_P_MODULE_LIVE_RET },
+#define PMCLOG_ENTRY_COOKIE(id, handler) { s->progs.handler, PMCLOG_BPF_P_##id, false },
+#define PMCLOG_RETURN_COOKIE(id, handler) { s->progs.handler, PMCLOG_BPF_P_##id, true },
+		PMCLOG_BPF_ENTRY_PROBES(PMCLOG_ENTRY_COOKIE)
+		PMCLOG_BPF_RETURN_PROBES(PMCLOG_RETURN_COOKIE)
+#undef PMCLOG_ENTRY_COOKIE
+#undef PMCLOG_RETURN_COOKIE
 	};
 	unsigned int i;
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (t[i].prog == prog)
+		if (t[i].prog == prog && t[i].ret == ret)
 			return t[i].cookie;
 	return 0;
 }
@@ -592,6 +586,7 @@ static __u64 probe_cookie(const struct pmclog_bpf *c, const struct bpf_program *
 static int attach_multi(struct pmclog_bpf *c)
 {
 	struct probe probes[MAX_PROBES];
+	__u64 cookies[MAX_PROBES];
 	unsigned int i, n = 0, r;
 	bool optional = true, retry = false;
 	int err = 0;
@@ -603,10 +598,19 @@ static int attach_multi(struct pmclog_bpf *c)
 					      !strncmp(sec, "kretprobe", 9), NULL };
 	}
 	n += chosen_probes(c, probes + n);
+	for (i = 0; i < n; i++) {
+		cookies[i] = probe_cookie(c, probes[i].prog, probes[i].ret);
+		if (!cookies[i]) {
+			pr_warn("BPF collector: the kprobe.multi %s dispatcher has no case for %s\n",
+				probes[i].ret ? "return" : "entry",
+				bpf_program__name(probes[i].prog));
+			return -ENOENT;
+		}
+	}
 again:
 	for (r = 0; r < 2; r++) {
 		const char *syms[MAX_PROBES];
-		__u64 cookies[MAX_PROBES];
+		__u64 cookie[MAX_PROBES];
 		size_t cnt = 0;
 
 		for (i = 0; i < n; i++) {
@@ -614,11 +618,11 @@ again:
 			    (!optional && probes[i].without))
 				continue;
 			syms[cnt] = probes[i].func;
-			cookies[cnt++] = probe_cookie(c, probes[i].prog);
+			cookie[cnt++] = cookies[i];
 		}
 		if (!cnt)
 			continue;
-		LIBBPF_OPTS(bpf_kprobe_multi_opts, o, .syms = syms, .cookies = cookies,
+		LIBBPF_OPTS(bpf_kprobe_multi_opts, o, .syms = syms, .cookies = cookie,
 			    .cnt = cnt, .retprobe = r);
 		c->multi_links[r] = bpf_program__attach_kprobe_multi_opts(
 			r ? c->skel->progs.pmclog_multi_return : c->skel->progs.pmclog_multi_entry,
