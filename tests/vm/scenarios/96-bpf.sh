@@ -44,6 +44,14 @@ dump_log "$OUT/fallback.pmclog" "$OUT/fallback.txt"
 check "its INITIALIZE says the BPF collector wrote it" \
 	grep -q '^INITIALIZE .* collector=bpf' "$OUT/fallback.txt"
 is "$(last_type "$OUT/fallback.txt")" CLOSELOG "the log ends with CLOSELOG"
+# Where the kernel has fprobe (Debian's 6.12, not its 6.1), every probe
+# goes in two kprobe.multi links; a link refused, or a probe with no case
+# in its dispatcher, falls back to one kprobe each with a warning, which
+# records alike but detaches for seconds.
+if grep -qw register_fprobe /proc/kallsyms; then
+	check "the kprobe.multi links attached: no fallback to one kprobe each" \
+		sh -c "! grep -q 'probing each function by itself' '$OUT/fallback.err'"
+fi
 
 # ------------------------------------------------------------------
 # The same workloads recorded by the module and by BPF, with address
