@@ -28,7 +28,12 @@
 #            pmclog's figures alone
 #
 # BENCH_VM=0 skips the VM part, BENCH_NATIVE=0 the native one;
-# BENCH_INPUT_KB (1024) is how much of /bin/busybox xz compresses.
+# BENCH_INPUT_KB (1024) is how much of /bin/busybox xz compresses;
+# BENCH_ICOUNT=shift=0,sleep=off boots QEMU with that -icount: the
+# guest's clock then counts the instructions its vCPUs run (one thread
+# runs them all, in turn), so that a figure is the same from run to run
+# and host to host, and a tool's work on the other CPU counts as if it
+# ran on the workload's (README, "Benchmark").
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -45,6 +50,7 @@ input_kb=${BENCH_INPUT_KB:-1024}
 mmap_ops=${BENCH_MMAP_OPS:-20000}
 mmap_rounds=${BENCH_MMAP_ROUNDS:-10}
 sweep_rates=${BENCH_SWEEP_RATES-10000 20000 40000 80000}
+icount=${BENCH_ICOUNT:-}
 mkdir -p "$out"
 log() { echo "bench: $*" >&2; }
 
@@ -136,8 +142,8 @@ if [[ ${BENCH_VM:-1} != 0 ]]; then
 			perf=$root/usr/bin/perf
 		fi
 	fi
-	printf 'ROUNDS=%s\nRATES="%s"\nMODES="%s"\nSTACKS_RATES="%s"\nINPUT_KB=%s\nMMAP_OPS=%s\nMMAP_ROUNDS=%s\nSWEEP_RATES="%s"\n' \
-		"$rounds" "$rates" "$modes" "$stacks_rates" "$input_kb" "$mmap_ops" "$mmap_rounds" "$sweep_rates" >"$out/bench.conf"
+	printf 'ROUNDS=%s\nRATES="%s"\nMODES="%s"\nSTACKS_RATES="%s"\nINPUT_KB=%s\nMMAP_OPS=%s\nMMAP_ROUNDS=%s\nSWEEP_RATES="%s"\nICOUNT="%s"\n' \
+		"$rounds" "$rates" "$modes" "$stacks_rates" "$input_kb" "$mmap_ops" "$mmap_rounds" "$sweep_rates" "$icount" >"$out/bench.conf"
 	rm -f "$vmres"/*/10-bench/bench.txt
 	# The guest's clock is its TSC, as on any x86 machine of today.
 	# Under TCG the boot's TSC sync check calls QEMU's TSC (one host
@@ -145,7 +151,7 @@ if [[ ${BENCH_VM:-1} != 0 ]]; then
 	# HPET: every clock read then traps into QEMU's device model, a few
 	# us each, and each tool pays for the reads it makes (pmclog stamps
 	# records with CLOCK_MONOTONIC, perf with sched_clock(), the TSC).
-	PMCLOG_VM_CMDLINE="tsc=reliable" \
+	PMCLOG_VM_CMDLINE="tsc=reliable${icount:+ maxcpus=1}" PMCLOG_VM_QEMU="${icount:+-icount $icount}" \
 	PMCLOG_VM_SCENARIO_DIR=$repo/tests/bench/vm \
 	PMCLOG_VM_EXTRA="$out/timeit $out/mmaploop /usr/bin/xz $out/bench.conf $perf" \
 		"$repo/tests/vm/run.sh" --kernels "$kernel" >"$out/vm.log" 2>&1 ||

@@ -58,7 +58,7 @@ function mmaprow(key, what, name,   b, ti, t, md, madd, mcell, ratio) {
 /^native / { add("native_secs", kv($0, "secs")); add("native_rss", kv($0, "rss_kb") / 1024)
 	nsamples = kv($0, "samples"); nbytes = kv($0, "bytes") }
 /^callgrind / { cg_take = kv($0, "take_ir"); cg_drain = kv($0, "drain_ir") }
-/^have_perf=/ { have_perf = kv(" " $0, "have_perf") + 0; clock = kv($0, "clocksource") }
+/^have_perf=/ { have_perf = kv(" " $0, "have_perf") + 0; clock = kv($0, "clocksource"); icount = kv($0, "icount") }
 /^run / {
 	t = kv($0, "tool"); m = kv($0, "mode"); r = kv($0, "rate"); rateseen[r] = 1; modeseen[m] = 1
 	add(t SUBSEP m SUBSEP r SUBSEP "whole", kv($0, "whole_ns") / 1e9)
@@ -97,11 +97,12 @@ function mmaprow(key, what, name,   b, ti, t, md, madd, mcell, ratio) {
 }
 END {
 	tool[1] = "perf"; tool[2] = "pmclog"; tool[3] = "bpf"
-	printf "\npmclog bench (%s%s)\n\n", strftime("%Y-%m-%d %H:%M UTC", systime(), 1),
-		clock != "" ? ", the VM's clocksource " clock : ""
+	printf "\npmclog bench (%s%s%s)\n\n", strftime("%Y-%m-%d %H:%M UTC", systime(), 1),
+		clock != "" ? ", the VM's clocksource " clock : "",
+		icount != "" && icount != "off" ? ", QEMU -icount " icount : ""
 	row("figure", "perf", "pmclog", "pmclog --bpf", "pmclog vs perf (--bpf)")
 	row("------", "----", "------", "------------", "----------------------")
-	j = "{\n  \"kernel\": \"" kernel "\",\n  \"clocksource\": \"" clock "\",\n  \"native\": {"
+	j = "{\n  \"kernel\": \"" kernel "\",\n  \"clocksource\": \"" clock "\",\n  \"icount\": \"" icount "\",\n  \"native\": {"
 	if (cnt["native_secs"]) {
 		row(sprintf("report, %d M samples natively: s (med/min)", nsamples / 1e6), "-",
 			sprintf("%.2f / %.2f", med("native_secs"), mn("native_secs")), "-", "goal < 5 s")

@@ -27,7 +27,8 @@
 # boots DIR's scenarios instead of tests/vm/scenarios, and
 # PMCLOG_VM_EXTRA="FILE ..." puts each file (an ELF with its shared
 # libraries) in /opt/extra/ of the initramfs (make bench: tests/bench),
-# and PMCLOG_VM_CMDLINE="..." adds words to the kernel's command line.
+# PMCLOG_VM_CMDLINE="..." adds words to the kernel's command line, and
+# PMCLOG_VM_QEMU="..." words to QEMU's (make bench: -icount).
 set -euo pipefail
 # A harness that dies quietly would look like a short, passing run.
 trap 'echo "run.sh: internal error: line $LINENO: $BASH_COMMAND (status $?)" >&2' ERR
@@ -429,7 +430,7 @@ boot() {
 
 	cmdline="console=ttyS0 panic=-1 quiet $(kernel_cmdline_extra "$rel")${PMCLOG_VM_CMDLINE:+ $PMCLOG_VM_CMDLINE}"
 	# shellcheck disable=SC2207
-	extra=($(kernel_qemu_args "$rel"))
+	extra=($(kernel_qemu_args "$rel") ${PMCLOG_VM_QEMU:-})
 	t0=$(now)
 	timeout -k 10 "$limit" qemu-system-x86_64 -accel tcg -m 1G -smp 2 \
 		-nographic -no-reboot -nic none "${extra[@]}" \

@@ -47,6 +47,7 @@ MMAP_OPS=20000
 MMAP_ROUNDS=10
 SWEEP_RATES="10000 20000 40000 80000"
 SWEEP_SECONDS=2
+ICOUNT=
 # shellcheck disable=SC1091 # written by tests/bench/run.sh
 [ -r $X/bench.conf ] && . $X/bench.conf
 TICKMOD=/lib/modules/pmclog_tickfloor.ko
@@ -73,7 +74,7 @@ else
 fi
 CLOCK=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)
 diag "clocksource: ${CLOCK:-unknown}"
-echo "have_perf=$have_perf input_kb=$INPUT_KB rounds=$ROUNDS rates=$RATES modes=$MODES clocksource=${CLOCK:-unknown}" >"$RES"
+echo "have_perf=$have_perf input_kb=$INPUT_KB rounds=$ROUNDS rates=$RATES modes=$MODES clocksource=${CLOCK:-unknown} icount=${ICOUNT:-off}" >"$RES"
 
 # recorder TOOL MODE RATE OUTPUT: the words that run a command under
 # TOOL's recorder (none for bare; taskset to CPU 0 for pinbare and tick)
