@@ -93,9 +93,13 @@ is "$?" 0 "pmclog record -a -- two busy loops exits 0" ||
 	diag "record: $(tail -n 3 "$OUT/record2.err")"
 shpid=$(cat "$OUT/sh.pid" 2>/dev/null)
 dump_log "$LOG2" "$TXT2" || diag "dump: $(tail -n 3 "$TXT2.err")"
+# Stamps as numbers (+ 0): kv_awk's values are strings, and as strings a
+# stamp of 9.9 s ("99...", ten digits) sorts after one of 10.1 s, which
+# counted every sample of a recording that crossed 10 s of uptime as
+# after the exit (1729 of 3900 in one CI run).
 set -- $(kv_awk -t PROCEXIT,PCSAMPLE "$TXT2" '
-	$1 == "PROCEXIT" && f["pid"] == "'"$shpid"'" { end = f["ts"] }
-	$1 == "PCSAMPLE" { ts[++n] = f["ts"] }
+	$1 == "PROCEXIT" && f["pid"] == "'"$shpid"'" { end = f["ts"] + 0 }
+	$1 == "PCSAMPLE" { ts[++n] = f["ts"] + 0 }
 	END { for (i = 1; i <= n; i++) if (end && ts[i] > end) a++; print n + 0, a + 0, end ? 1 : 0 }')
 is "$3" 1 "the command's PROCEXIT (pid ${shpid:-?}) is in the log"
 diag "PCSAMPLE: $1 in all, $2 after the command's exit"
