@@ -8,6 +8,7 @@
  * the sort window, streaming, records later than the window.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -740,6 +741,183 @@ static void test_kallsyms(void **state)
 }
 
 
+/* test_kallsyms_order's symbols, as the reference model knows them. */
+struct ref_sym {
+	__u64 addr;
+	int obj;		/* kernel 0, then each module's run 1, 2, ... */
+	char name[24];
+	__u64 size;		/* to the next of its object; 0 for the last */
+	bool marked;
+};
+
+struct ref_walk {
+	const struct ref_sym *order;	/* expected, by object then address */
+	size_t n, next;
+	bool marked;			/* only the marked ones */
+};
+
+static int check_walk(void *ctx, const struct pmclog_ksymbol *rec)
+{
+	struct ref_walk *w = ctx;
+
+	while (w->next < w->n && w->marked && !w->order[w->next].marked)
+		w->next++;
+	assert_true(w->next < w->n);
+	assert_string_equal(rec->name, w->order[w->next].name);
+	assert_int_equal(rec->start, w->order[w->next].addr);
+	assert_int_equal(rec->size, w->order[w->next].size);
+	w->next++;
+	return 0;
+}
+
+static int ref_order_cmp(const void *a, const void *b)
+{
+	const struct ref_sym *x = a, *y = b;
+	/* The modules in kallsyms' order, then the kernel. */
+	int ox = x->obj ? x->obj : INT_MAX, oy = y->obj ? y->obj : INT_MAX;
+
+	if (ox != oy)
+		return ox < oy ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static __u64 ref_rand(__u64 *seed)
+{
+	*seed = *seed * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *seed >> 33;
+}
+
+/*
+ * /proc/kallsyms as a kernel lists it, big enough to be read in several
+ * chunks: the kernel's symbols by address (but for one pair), then each
+ * module's in symbol-table order, and [bpf]'s programs between module
+ * functions; with odd: one more kernel symbol after the modules, and a
+ * line longer than a chunk.  Every mark and every record agrees with a
+ * model that sorts everything the plain way.
+ */
+static void kallsyms_order(bool odd)
+{
+	enum { NCORE = 4000, NMOD = 4, PERMOD = 150, NBPF = 30 };
+	static struct ref_sym ref[NCORE + NMOD * PERMOD + NBPF + 1];
+	static struct ref_sym order[NCORE + NMOD * PERMOD + NBPF + 1];
+	size_t n = 0, cap = 1 << 20, len = 0;
+	char *text = malloc(cap);
+	struct pmclog_kallsyms *ks = NULL;
+	struct ref_walk walk = { order, 0, 0, false };
+	__u64 seed = odd ? 7 : 3, a = 0xffffffff91000000ULL;
+	FILE *f;
+
+	assert_non_null(text);
+#define LINE(...) (len += (size_t)snprintf(text + len, cap - len, __VA_ARGS__))
+	for (int i = 0; i < NCORE; i++) {
+		a += 16 + 8 * ref_rand(&seed) % 256;
+		ref[n] = (struct ref_sym){ .addr = a, .obj = 0 };
+		snprintf(ref[n].name, sizeof(ref[n].name), "k%d", i);
+		n++;
+	}
+	/* One pair out of order. */
+	for (int i = 0; i < NCORE; i++) {
+		int j = i == 1000 ? 1001 : i == 1001 ? 1000 : i;
+
+		LINE("%016llx %c %s\n", (unsigned long long)ref[j].addr, "tTwW"[j % 4], ref[j].name);
+		if (i == 2000)
+			LINE("%016llx D some_data\nnot an address T bad\n",
+			     (unsigned long long)ref[j].addr + 1);
+	}
+	if (odd) {
+		memset(text + len, 'x', 70000);
+		len += 70000;
+		LINE("\n");
+	}
+	for (int m = 0; m < NMOD; m++) {
+		size_t first = n;
+
+		for (int i = 0; i < PERMOD; i++) {
+			ref[n] = (struct ref_sym){
+				.addr = 0xffffffffc0000000ULL + (__u64)m * 0x10000 + (__u64)i * 0x40 +
+					8 * (ref_rand(&seed) % 8),
+				.obj = m + 1,
+			};
+			snprintf(ref[n].name, sizeof(ref[n].name), "m%d_%d", m, i);
+			n++;
+		}
+		/* A symbol table's order: shuffled. */
+		for (size_t i = n - 1; i > first; i--) {
+			size_t j = first + ref_rand(&seed) % (i - first + 1);
+			struct ref_sym t = ref[i];
+
+			ref[i] = ref[j];
+			ref[j] = t;
+		}
+		for (size_t i = first; i < n; i++)
+			LINE("%016llx t %s\t[mod%d]\n", (unsigned long long)ref[i].addr, ref[i].name, m);
+	}
+	for (int i = 0; i < NBPF; i++) {
+		ref[n] = (struct ref_sym){
+			.addr = 0xffffffffc0000004ULL + (__u64)(i % NMOD) * 0x10000 +
+				(__u64)(i * 5 % PERMOD) * 0x40,
+			.obj = NMOD + 1,
+		};
+		snprintf(ref[n].name, sizeof(ref[n].name), "bpf_prog_%d", i);
+		LINE("%016llx t %s\t[bpf]\n", (unsigned long long)ref[n].addr, ref[n].name);
+		n++;
+	}
+	if (odd) {
+		/* The last line, without its newline. */
+		ref[n] = (struct ref_sym){ .addr = a + 0x100, .obj = 0 };
+		snprintf(ref[n].name, sizeof(ref[n].name), "k_late");
+		LINE("%016llx T %s", (unsigned long long)ref[n].addr, ref[n].name);
+		n++;
+	}
+#undef LINE
+	assert_true(len < cap);
+	memcpy(order, ref, n * sizeof(*ref));
+	qsort(order, n, sizeof(*order), ref_order_cmp);
+	for (size_t i = 0; i + 1 < n; i++)
+		if (order[i + 1].obj == order[i].obj)
+			order[i].size = order[i + 1].addr - order[i].addr;
+
+	f = fmemopen(text, len, "r");
+	assert_non_null(f);
+	assert_int_equal(pmclog_kallsyms__read(f, &ks), 0);
+	fclose(f);
+	assert_int_equal(pmclog_kallsyms__count(ks), n);
+
+	/* Marks: the symbol at or below each PC, within its size. */
+	for (size_t t = 0; t < 20000; t++) {
+		const struct ref_sym *r = &order[t % n];
+		__u64 pc = t < 3 * n ? r->addr + (t / n) - 1 :
+			   0xffffffff90000000ULL + ref_rand(&seed) * 64 % 0x31000000ULL;
+		struct ref_sym *best = NULL;
+
+		for (size_t i = 0; i < n; i++)
+			if (order[i].addr <= pc && (!best || order[i].addr > best->addr))
+				best = &order[i];
+		if (best && best->size && pc - best->addr >= best->size)
+			best = NULL;
+		assert_int_equal(pmclog_kallsyms__mark(ks, pc), best != NULL);
+		if (best)
+			best->marked = true;
+	}
+	walk.n = n;
+	assert_int_equal(pmclog_kallsyms__foreach_record(ks, false, 1, 0, check_walk, &walk), 0);
+	assert_int_equal(walk.next, n);
+	walk.next = 0;
+	walk.marked = true;
+	assert_int_equal(pmclog_kallsyms__foreach_record(ks, true, 1, 0, check_walk, &walk), 0);
+	while (walk.next < n)
+		assert_false(order[walk.next++].marked);
+	pmclog_kallsyms__free(ks);
+	free(text);
+}
+
+static void test_kallsyms_order(void **state)
+{
+	(void)state;
+	kallsyms_order(false);
+	kallsyms_order(true);
+}
+
 /* kallsyms text read, then bounded by the /proc/modules text modules. */
 static struct pmclog_kallsyms *bounded_kallsyms(const char *text, const char *modules)
 {
@@ -827,6 +1005,7 @@ int main(void)
 		cmocka_unit_test(test_replay_window_buildid_callchain),
 		cmocka_unit_test(test_replay_empty),
 		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_kallsyms_order),
 		cmocka_unit_test(test_kallsyms_bound),
 		cmocka_unit_test(test_kallsyms_stale),
 	};
