@@ -26,6 +26,8 @@
 
 #include <linux/buildid.h>
 #include <linux/elf.h>
+#include <linux/fs.h>
+#include <linux/hash.h>
 #include <linux/highmem.h>
 #include <linux/kprobes.h>
 #include <linux/magic.h>
@@ -35,6 +37,7 @@
 #include <linux/string.h>
 
 #include "pmclog_kern.h"
+#include "pmclog_compat.h"
 
 /* NT_GNU_BUILD_ID of <elf.h>; lib/buildid.c spells it BUILD_ID. */
 #define PMCLOG_NT_GNU_BUILD_ID	3
@@ -206,19 +209,105 @@ static bool pmclog_buildid_of_file(struct file *file, void *buf,
 }
 
 /*
+ * The build-ids found last, by file: an object mapped again and again
+ * (dlopen() and dlclose() in a loop, a shell running the same programs)
+ * is read from the page cache once, not at each MAP_IN, where its four
+ * page lookups were most of the deferred work.  An entry names its file
+ * by copies (superblock, inode number and generation: never a pointer
+ * that is followed) and holds what any change to the contents changes
+ * too (size, ctime); the last one found in a slot replaces the one there.
+ * Files without a build-id are looked at each time.
+ */
+#define PMCLOG_BUILDID_CACHE_BITS	6
+
+struct pmclog_buildid_cached {
+	const struct super_block *sb;	/* compared, never dereferenced */
+	unsigned long ino;
+	u32 generation;
+	loff_t size;
+	struct timespec64 ctime;
+	struct pmclog_build_id id;	/* size 0: an empty slot */
+};
+
+static struct pmclog_buildid_cached pmclog_buildid_cache[1 << PMCLOG_BUILDID_CACHE_BITS];
+static DEFINE_RAW_SPINLOCK(pmclog_buildid_cache_lock);
+
+/* @inode as the cache keys and checks it. */
+static void pmclog_buildid_key(const struct inode *inode,
+			       struct pmclog_buildid_cached *key)
+{
+	key->sb = inode->i_sb;
+	key->ino = inode->i_ino;
+	key->generation = inode->i_generation;
+	key->size = i_size_read(inode);
+	key->ctime = pmclog_inode_ctime(inode);
+}
+
+static bool pmclog_buildid_same_file(const struct pmclog_buildid_cached *a,
+				     const struct pmclog_buildid_cached *b)
+{
+	return a->sb == b->sb && a->ino == b->ino &&
+	       a->generation == b->generation && a->size == b->size &&
+	       timespec64_equal(&a->ctime, &b->ctime);
+}
+
+static unsigned int pmclog_buildid_slot(const struct pmclog_buildid_cached *key)
+{
+	return hash_long(key->ino ^ (unsigned long)key->sb, PMCLOG_BUILDID_CACHE_BITS);
+}
+
+/* The cached build-id of @key's file into @id: whether there was one. */
+static bool pmclog_buildid_cache_get(const struct pmclog_buildid_cached *key,
+				     struct pmclog_build_id *id)
+{
+	const struct pmclog_buildid_cached *e = &pmclog_buildid_cache[pmclog_buildid_slot(key)];
+	unsigned long flags;
+	bool hit;
+
+	raw_spin_lock_irqsave(&pmclog_buildid_cache_lock, flags);
+	hit = e->id.size && pmclog_buildid_same_file(e, key);
+	if (hit)
+		*id = e->id;
+	raw_spin_unlock_irqrestore(&pmclog_buildid_cache_lock, flags);
+	return hit;
+}
+
+static void pmclog_buildid_cache_put(const struct pmclog_buildid_cached *key,
+				     const struct pmclog_build_id *id)
+{
+	struct pmclog_buildid_cached *e = &pmclog_buildid_cache[pmclog_buildid_slot(key)];
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&pmclog_buildid_cache_lock, flags);
+	*e = *key;
+	e->id = *id;
+	raw_spin_unlock_irqrestore(&pmclog_buildid_cache_lock, flags);
+}
+
+/*
  * After the MAP_IN of @file at @start in @log: its BUILDID, when the page
- * cache shows one, with the MAP_IN's @cpu and @tstamp.  @buf is
- * PMCLOG_SCRATCH_SIZE bytes of scratch.  As pmclog_buildid_of_file().
+ * cache shows one (or showed it for the file as it still is), with the
+ * MAP_IN's @cpu and @tstamp.  @buf is PMCLOG_SCRATCH_SIZE bytes of
+ * scratch.  As pmclog_buildid_of_file().
  */
 void pmclog_buildid_log_file(struct pmclog_log *log, struct file *file,
 			     void *buf, u32 pid, u64 start, unsigned int cpu,
 			     u64 tstamp)
 {
+	struct pmclog_buildid_cached key;
 	struct pmclog_build_id id;
 	struct pmclog_buildid r;
 
-	if (!pmclog_buildid_of_file(file, buf, &id))
-		return;
+	/*
+	 * The key before the pages: what a write in between makes us
+	 * read is cached under a ctime that the file no longer has.
+	 */
+	pmclog_buildid_key(file_inode(file), &key);
+	if (!pmclog_buildid_cache_get(&key, &id)) {
+		if (!pmclog_buildid_of_file(file, buf, &id))
+			return;
+		pmclog_buildid_cache_put(&key, &id);
+	}
 	pmclog_rec_buildid(&r, pid, start, &id, cpu, tstamp);
 	pmclog_log_write(log, &r);
 }

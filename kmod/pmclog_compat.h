@@ -7,6 +7,7 @@
 #ifndef _PMCLOG_COMPAT_H
 #define _PMCLOG_COMPAT_H
 
+#include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/sched.h>
 #include <linux/timer.h>
@@ -30,6 +31,19 @@ static inline bool pmclog_is_user_task(struct task_struct *t)
 	return t->mm && !(t->flags & (PF_KTHREAD | PF_USER_WORKER));
 #else
 	return t->mm && !(t->flags & PF_KTHREAD);
+#endif
+}
+
+/*
+ * inode_get_ctime() reads the ctime since 6.6 (and in Debian's 6.1, backported),
+ * when i_ctime stopped being a plain field.
+ */
+static inline struct timespec64 pmclog_inode_ctime(const struct inode *inode)
+{
+#ifdef PMCLOG_HAVE_INODE_GET_CTIME
+	return inode_get_ctime(inode);
+#else
+	return inode->i_ctime;
 #endif
 }
 

@@ -99,6 +99,37 @@ at_least "$(sum_sym "$OUT/ar-r.folded" libhot_a.so hot_a)" 10 "report -r ARCHIVE
 cp "$OUT/libhot_a.so.orig" "$LIBDIR/libhot_a.so"
 
 # ------------------------------------------------------------------
+# A file rewritten in place: the module keeps the build-ids it found by
+# file (inode, size, ctime); the same inode with new contents is read
+# again, never given the old build-id
+
+SWAP=/tmp/swaplib
+mkdir -p $SWAP
+cp "$LIBDIR/libhot_a.so" "$LIBDIR/libhot_b.so" $SWAP/
+for run in 1 2; do
+	bounded 60 pmclog record -F $HZ_REQ -o "$OUT/rw$run.pmclog" -- /bin/dlswap $SWAP 1 \
+		>"$OUT/rw$run-record.out" 2>"$OUT/rw$run-record.err"
+	is "$?" 0 "rewrite: record $run exits 0" || diag "$(tail -n 3 "$OUT/rw$run-record.err")"
+	dump_log "$OUT/rw$run.pmclog" "$OUT/rw$run.dump"
+done
+ida=$(id_of "$LIBDIR/libhot_a.so")
+idb=$(id_of "$LIBDIR/libhot_b.so")
+if [ -n "$ida" ] && [ -n "$idb" ] && [ "$ida" != "$idb" ]; then
+	check_ids "$OUT/rw2.dump" $SWAP/libhot_a.so "$ida" "mapped again, unchanged"
+	ino=$(stat -c %i $SWAP/libhot_a.so)
+	cat "$LIBDIR/libhot_b.so" >$SWAP/libhot_a.so
+	is "$(stat -c %i $SWAP/libhot_a.so)" "$ino" "rewrite: libhot_a.so is the same inode, with libhot_b.so's contents"
+	bounded 60 pmclog record -F $HZ_REQ -o "$OUT/rw3.pmclog" -- /bin/dlswap $SWAP 1 \
+		>"$OUT/rw3-record.out" 2>"$OUT/rw3-record.err"
+	is "$?" 0 "rewrite: record 3 exits 0" || diag "$(tail -n 3 "$OUT/rw3-record.err")"
+	dump_log "$OUT/rw3.pmclog" "$OUT/rw3.dump"
+	check_ids "$OUT/rw3.dump" $SWAP/libhot_a.so "$idb" "rewritten in place"
+else
+	skip "rewrite: BUILDIDs of a file rewritten in place" "the host's readelf shows no two build-ids"
+fi
+rm -rf $SWAP
+
+# ------------------------------------------------------------------
 # The kernel and the modules loaded at START: the recorder's, from /sys
 
 kmap=$(kv_awk -t MAP_IN "$OUT/dl.dump" '$1 == "MAP_IN" && f["path"] == "[kernel]" { print f["start"]; exit }')
