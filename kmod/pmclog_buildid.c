@@ -240,7 +240,7 @@ static void pmclog_buildid_key(const struct inode *inode,
 	key->ino = inode->i_ino;
 	key->generation = inode->i_generation;
 	key->size = i_size_read(inode);
-	key->ctime = pmclog_inode_ctime(inode);
+	key->ctime = pmclog_compat_inode_ctime(inode);
 }
 
 static bool pmclog_buildid_same_file(const struct pmclog_buildid_cached *a,

@@ -84,6 +84,19 @@ bool pmclog_compat_kernel_addrs_visible(const struct file *file)
 	return file_ns_capable(file, &init_user_ns, CAP_SYSLOG);
 }
 
+/*
+ * inode_get_ctime() reads the ctime since 6.6 (and in Debian's 6.1,
+ * backported), when i_ctime stopped being a plain field.
+ */
+struct timespec64 pmclog_compat_inode_ctime(const struct inode *inode)
+{
+#ifdef PMCLOG_HAVE_INODE_GET_CTIME
+	return inode_get_ctime(inode);
+#else
+	return inode->i_ctime;
+#endif
+}
+
 bool pmclog_compat_have_function(const char *name)
 {
 	struct kprobe kp = {

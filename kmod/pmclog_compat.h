@@ -7,7 +7,6 @@
 #ifndef _PMCLOG_COMPAT_H
 #define _PMCLOG_COMPAT_H
 
-#include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/sched.h>
 #include <linux/timer.h>
@@ -31,19 +30,6 @@ static inline bool pmclog_is_user_task(struct task_struct *t)
 	return t->mm && !(t->flags & (PF_KTHREAD | PF_USER_WORKER));
 #else
 	return t->mm && !(t->flags & PF_KTHREAD);
-#endif
-}
-
-/*
- * inode_get_ctime() reads the ctime since 6.6 (and in Debian's 6.1, backported),
- * when i_ctime stopped being a plain field.
- */
-static inline struct timespec64 pmclog_inode_ctime(const struct inode *inode)
-{
-#ifdef PMCLOG_HAVE_INODE_GET_CTIME
-	return inode_get_ctime(inode);
-#else
-	return inode->i_ctime;
 #endif
 }
 
@@ -91,6 +77,7 @@ static inline void pmclog_apic_write(u32 reg, u32 val)
 }
 
 struct file;
+struct inode;
 struct kprobe;
 struct kretprobe;
 struct module;
@@ -114,6 +101,9 @@ bool pmclog_compat_in_module_space(const void *p);
  * /proc/kallsyms (kallsyms_show_value())?  At open, in the opener's task.
  */
 bool pmclog_compat_kernel_addrs_visible(const struct file *file);
+
+/* The ctime of @inode: any write to its contents changes it. */
+struct timespec64 pmclog_compat_inode_ctime(const struct inode *inode);
 
 /* Does the kernel have this function?  Module init only; may sleep. */
 bool pmclog_compat_have_function(const char *name);
