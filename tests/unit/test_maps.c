@@ -745,7 +745,7 @@ static void test_kallsyms(void **state)
 struct ref_sym {
 	__u64 addr;
 	int obj;		/* kernel 0, then each module's run 1, 2, ... */
-	char name[24];
+	char name[32];
 	__u64 size;		/* to the next of its object; 0 for the last */
 	bool marked;
 };
