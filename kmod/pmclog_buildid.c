@@ -85,10 +85,11 @@ static bool pmclog_buildid_copy(struct address_space *mapping, loff_t pos,
 
 /*
  * The build-id among the notes in @notes (@size bytes, 4-byte aligned
- * entries as both ELF classes write them).  False if none.
+ * entries as both ELF classes write them), and in *@at its offset there.
+ * False if none.
  */
 static bool pmclog_buildid_in_notes(const void *notes, size_t size,
-				    struct pmclog_build_id *id)
+				    struct pmclog_build_id *id, size_t *at)
 {
 	size_t off = 0;
 
@@ -105,6 +106,7 @@ static bool pmclog_buildid_in_notes(const void *notes, size_t size,
 		    n->n_descsz <= PMCLOG_BUILD_ID_MAX) {
 			id->size = n->n_descsz;
 			memcpy(id->data, p + name, n->n_descsz);
+			*at = off + sizeof(*n) + name;
 			return true;
 		}
 		off += sizeof(*n) + name + desc;
@@ -132,12 +134,13 @@ static void pmclog_buildid_phdr(const void *ph, bool is64, unsigned int i,
 }
 
 /*
- * The build-id of the ELF file @file, from the page cache only; @buf is
- * PMCLOG_SCRATCH_SIZE bytes of scratch.  Any context but NMI.  False when
- * it has none, is not ELF, or the pages holding it are not cached.
+ * The build-id of the ELF file @file, from the page cache only, and in
+ * *@at its offset in the file; @buf is PMCLOG_SCRATCH_SIZE bytes of
+ * scratch.  Any context but NMI.  False when it has none, is not ELF, or
+ * the pages holding it are not cached.
  */
 static bool pmclog_buildid_of_file(struct file *file, void *buf,
-				   struct pmclog_build_id *id)
+				   struct pmclog_build_id *id, u64 *at)
 {
 	struct address_space *mapping = file->f_mapping;
 	loff_t isize = i_size_read(file_inode(file));
@@ -147,6 +150,7 @@ static bool pmclog_buildid_of_file(struct file *file, void *buf,
 	} eh;
 	u64 phoff, phsize;
 	unsigned int phnum, i;
+	size_t in_notes;
 	bool is64;
 
 	BUILD_BUG_ON(PMCLOG_BUILDID_PHNUM * sizeof(struct elf64_phdr) > PMCLOG_SCRATCH_SIZE);
@@ -202,21 +206,27 @@ static bool pmclog_buildid_of_file(struct file *file, void *buf,
 		if (off + size > isize ||
 		    !pmclog_buildid_copy(mapping, off, notes, size))
 			continue;
-		if (pmclog_buildid_in_notes(notes, size, id))
+		if (pmclog_buildid_in_notes(notes, size, id, &in_notes)) {
+			*at = off + in_notes;
 			return true;
+		}
 	}
 	return false;
 }
 
 /*
- * The build-ids found last, by file: an object mapped again and again
- * (dlopen() and dlclose() in a loop, a shell running the same programs)
- * is read from the page cache once, not at each MAP_IN, where its four
- * page lookups were most of the deferred work.  An entry names its file
- * by copies (superblock, inode number and generation: never a pointer
- * that is followed) and holds what any change to the contents changes
+ * The build-ids found last, by file, and where: an object mapped again
+ * and again (dlopen() and dlclose() in a loop, a shell running the same
+ * programs) costs one page lookup at each MAP_IN, not the four of its
+ * headers and notes that were most of the deferred work.  An entry names
+ * its file by copies (superblock, inode number and generation: never a
+ * pointer that is followed) and what a change to the contents changes
  * too (size, ctime); the last one found in a slot replaces the one there.
- * Files without a build-id are looked at each time.
+ * A hit still reads the build-id's bytes where they were found, and must
+ * find them: the ctime moves before a write copies its data, only once a
+ * tick, and not at each store through a shared mapping, so the key alone
+ * could name contents that are gone.  Files without a build-id are looked
+ * at each time.
  */
 #define PMCLOG_BUILDID_CACHE_BITS	6
 
@@ -226,6 +236,7 @@ struct pmclog_buildid_cached {
 	u32 generation;
 	loff_t size;
 	struct timespec64 ctime;
+	u64 at;				/* the build-id's offset in the file */
 	struct pmclog_build_id id;	/* size 0: an empty slot */
 };
 
@@ -256,30 +267,40 @@ static unsigned int pmclog_buildid_slot(const struct pmclog_buildid_cached *key)
 	return hash_long(key->ino ^ (unsigned long)key->sb, PMCLOG_BUILDID_CACHE_BITS);
 }
 
-/* The cached build-id of @key's file into @id: whether there was one. */
+/*
+ * The build-id cached for @key's file into @id, if the file still holds
+ * it where it was found (@file's page cache): whether it does.
+ */
 static bool pmclog_buildid_cache_get(const struct pmclog_buildid_cached *key,
-				     struct pmclog_build_id *id)
+				     struct file *file, struct pmclog_build_id *id)
 {
 	const struct pmclog_buildid_cached *e = &pmclog_buildid_cache[pmclog_buildid_slot(key)];
+	u8 now[PMCLOG_BUILD_ID_MAX];
 	unsigned long flags;
 	bool hit;
+	u64 at;
 
 	raw_spin_lock_irqsave(&pmclog_buildid_cache_lock, flags);
 	hit = e->id.size && pmclog_buildid_same_file(e, key);
-	if (hit)
+	if (hit) {
 		*id = e->id;
+		at = e->at;
+	}
 	raw_spin_unlock_irqrestore(&pmclog_buildid_cache_lock, flags);
-	return hit;
+	return hit && at + id->size <= key->size &&
+	       pmclog_buildid_copy(file->f_mapping, at, now, id->size) &&
+	       !memcmp(now, id->data, id->size);
 }
 
 static void pmclog_buildid_cache_put(const struct pmclog_buildid_cached *key,
-				     const struct pmclog_build_id *id)
+				     const struct pmclog_build_id *id, u64 at)
 {
 	struct pmclog_buildid_cached *e = &pmclog_buildid_cache[pmclog_buildid_slot(key)];
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&pmclog_buildid_cache_lock, flags);
 	*e = *key;
+	e->at = at;
 	e->id = *id;
 	raw_spin_unlock_irqrestore(&pmclog_buildid_cache_lock, flags);
 }
@@ -297,16 +318,17 @@ void pmclog_buildid_log_file(struct pmclog_log *log, struct file *file,
 	struct pmclog_buildid_cached key;
 	struct pmclog_build_id id;
 	struct pmclog_buildid r;
+	u64 at;
 
 	/*
 	 * The key before the pages: what a write in between makes us
 	 * read is cached under a ctime that the file no longer has.
 	 */
 	pmclog_buildid_key(file_inode(file), &key);
-	if (!pmclog_buildid_cache_get(&key, &id)) {
-		if (!pmclog_buildid_of_file(file, buf, &id))
+	if (!pmclog_buildid_cache_get(&key, file, &id)) {
+		if (!pmclog_buildid_of_file(file, buf, &id, &at))
 			return;
-		pmclog_buildid_cache_put(&key, &id);
+		pmclog_buildid_cache_put(&key, &id, at);
 	}
 	pmclog_rec_buildid(&r, pid, start, &id, cpu, tstamp);
 	pmclog_log_write(log, &r);
@@ -353,6 +375,7 @@ static bool pmclog_buildid_of_image(const struct elf64_hdr *hdr,
 	for (i = 1; i < hdr->e_shnum; i++) {
 		const struct elf64_shdr *s = &sechdrs[i];
 		static const char name[] = ".note.gnu.build-id";
+		size_t at;
 
 		if (s->sh_type != SHT_NOTE || !(s->sh_flags & SHF_ALLOC) ||
 		    s->sh_name >= strtab->sh_size ||
@@ -360,7 +383,7 @@ static bool pmclog_buildid_of_image(const struct elf64_hdr *hdr,
 		    memcmp(secstrings + s->sh_name, name, sizeof(name)))
 			continue;
 		return pmclog_buildid_in_notes((const char *)hdr + s->sh_offset,
-					       s->sh_size, id);
+					       s->sh_size, id, &at);
 	}
 	return false;
 }
