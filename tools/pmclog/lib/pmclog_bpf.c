@@ -248,30 +248,30 @@ struct kernel_syms {
 
 static int read_kernel_syms(struct kernel_syms *k)
 {
-	char line[512], type, name[256];
-	unsigned long long addr;
+	char line[1100];
+	struct pmclog_ksym_line l;
 	FILE *f = fopen("/proc/kallsyms", "re");
 
 	memset(k, 0, sizeof(*k));
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+		if (!pmclog_ksym_line__parse(line, &l))
 			continue;
-		if (strchr(line, '['))
+		if (l.mod_len)
 			break;	/* the modules' symbols follow the kernel's */
-		if (!strcmp(name, "_text"))
-			k->text = addr;
-		else if (!strcmp(name, "_stext"))
-			k->stext = addr;
-		else if (!strcmp(name, "_etext"))
-			k->etext = addr;
-		else if (!strcmp(name, "modules") && strchr("dDbB", type))
-			k->modules = addr;
-		else if (!strcmp(name, "special_mapping_vmops"))
-			k->special_mapping_vmops = addr;
-		else if (!strcmp(name, "simple_dname"))
-			k->simple_dname = addr;
+		if (pmclog_ksym_line__is(&l, "_text"))
+			k->text = l.addr;
+		else if (pmclog_ksym_line__is(&l, "_stext"))
+			k->stext = l.addr;
+		else if (pmclog_ksym_line__is(&l, "_etext"))
+			k->etext = l.addr;
+		else if (pmclog_ksym_line__is(&l, "modules") && strchr("dDbB", l.type))
+			k->modules = l.addr;
+		else if (pmclog_ksym_line__is(&l, "special_mapping_vmops"))
+			k->special_mapping_vmops = l.addr;
+		else if (pmclog_ksym_line__is(&l, "simple_dname"))
+			k->simple_dname = l.addr;
 	}
 	fclose(f);
 	if (!k->stext || k->etext <= k->stext) {

@@ -1262,20 +1262,20 @@ bool pmclog_elf__offset_to_vaddr(const struct pmclog_elf *e, __u64 off,
 static int sysmap_line(const char *line, struct pmclog_strings *strings,
 		       struct pmclog_symtab *t)
 {
-	unsigned long long addr;
-	char type, name[512];
+	struct pmclog_ksym_line l;
+	char name[512];
 	const char *iname;
 
-	if (sscanf(line, "%llx %c %511s", &addr, &type, name) != 3)
+	if (!pmclog_ksym_line__parse(line, &l) || !l.addr || !strchr("tTwW", l.type))
 		return 0;
-	if (!addr || !strchr("tTwW", type))
-		return 0;
+	memcpy(name, l.name, l.name_len);
+	name[l.name_len] = '\0';
 	iname = pmclog_strings__intern(strings, name);
 	if (!iname)
 		return -ENOMEM;
-	return pmclog_symtab__add(t, addr, 0, iname,
-				  type == 'T' ? PMCLOG_SYM_GLOBAL :
-				  type == 't' ? PMCLOG_SYM_LOCAL : PMCLOG_SYM_WEAK);
+	return pmclog_symtab__add(t, l.addr, 0, iname,
+				  l.type == 'T' ? PMCLOG_SYM_GLOBAL :
+				  l.type == 't' ? PMCLOG_SYM_LOCAL : PMCLOG_SYM_WEAK);
 }
 
 int pmclog_sysmap__load(const char *path, struct pmclog_strings *strings,

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <linux/types.h>
 
 #include "pmclog_common.h"
@@ -409,5 +410,27 @@ int pmclog_report__frame_name(struct pmclog_report *rep, struct pmclog_object *o
 void pmclog_report__put_field(FILE *f, const char *s, const char *sep);
 /* s as a JSON string (pmclog_report_fmt.c); html: safe inside <script>. */
 void pmclog_json_str(FILE *f, const char *s, bool html);
+
+/*
+ * A line of /proc/kallsyms or System.map ("ffffffff81000000 T _stext",
+ * "... t name\t[module]"), split in place: name and mod point into the
+ * line, name_len and mod_len long (at most 511; mod_len 0: none).  By
+ * hand, for the recorder's 100,000 lines (pmclog_kallsyms.c).  False if
+ * the line is not one.
+ */
+struct pmclog_ksym_line {
+	__u64 addr;
+	char type;
+	const char *name, *mod;
+	size_t name_len, mod_len;
+};
+
+bool pmclog_ksym_line__parse(const char *line, struct pmclog_ksym_line *l);
+
+/* Is the line's name s? */
+static inline bool pmclog_ksym_line__is(const struct pmclog_ksym_line *l, const char *s)
+{
+	return l->name_len == strlen(s) && !memcmp(l->name, s, l->name_len);
+}
 
 #endif /* PMCLOG_INTERNAL_H */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <linux/pmclog.h>
 
+#include "pmclog_internal.h"
 #include "pmclog_kallsyms.h"
 
 #define KSYM_NAME_MAX	512
@@ -121,6 +122,25 @@ static bool parse_addr(const char **p, __u64 *addr)
 	return true;
 }
 
+bool pmclog_ksym_line__parse(const char *line, struct pmclog_ksym_line *l)
+{
+	const char *p = skip_blank(line);
+
+	if (!parse_addr(&p, &l->addr))
+		return false;
+	p = skip_blank(p);
+	l->type = *p;
+	if (!l->type || (p[1] != ' ' && p[1] != '\t'))
+		return false;
+	l->name = skip_blank(p + 1);
+	l->name_len = word_len(l->name, KSYM_NAME_MAX - 1);
+	if (!l->name_len)
+		return false;
+	l->mod = skip_blank(l->name + l->name_len);
+	l->mod_len = word_len(l->mod, KSYM_NAME_MAX - 1);
+	return true;
+}
+
 /*
  * One line: "ffffffff81000000 T _stext" or "... t name\t[module]".  By
  * hand, not sscanf(): a kernel has some 100,000 of them, read beside
@@ -129,25 +149,19 @@ static bool parse_addr(const char **p, __u64 *addr)
 static int parse_line(struct pmclog_kallsyms *ks, const char *line,
 		      size_t *last_module, char *last_mod_name)
 {
-	const char *p = skip_blank(line), *name;
+	struct pmclog_ksym_line l;
+	const char *p, *name;
 	size_t name_len, mod_len;
 	__u64 addr;
 	struct ksym *k;
-	char type;
 
-	if (!parse_addr(&p, &addr))
+	if (!pmclog_ksym_line__parse(line, &l) || !strchr("tTwW", l.type))
 		return 0;
-	p = skip_blank(p);
-	type = *p;
-	if ((type != 't' && type != 'T' && type != 'w' && type != 'W') ||
-	    (p[1] != ' ' && p[1] != '\t'))
-		return 0;
-	name = skip_blank(p + 1);
-	name_len = word_len(name, KSYM_NAME_MAX - 1);
-	if (!name_len)
-		return 0;
-	p = skip_blank(name + name_len);
-	mod_len = word_len(p, KSYM_NAME_MAX - 1);
+	addr = l.addr;
+	name = l.name;
+	name_len = l.name_len;
+	p = l.mod;
+	mod_len = l.mod_len;
 	if (addr)
 		ks->any_address = true;
 	if (ks->count == ks->cap) {
