@@ -8,7 +8,9 @@
  * The reader must never crash, read out of bounds, loop, or leak; every
  * record it accepts must be printable.  The writer, given the same
  * chunks, must save every byte as given (with no symbols to add, nothing
- * else) and count no more than it was given, whatever it could decode.
+ * else) and count no more than it was given, whatever it could decode;
+ * packing the samples (opts.pack), it must save what reads back as the
+ * same records, up to the same end or error.
  */
 #include <sys/mman.h>
 
@@ -17,15 +19,22 @@
 #include "pmclog_format.h"
 #include "pmclog_writer.h"
 
-static void check_writer(const uint8_t *data, size_t size, size_t chunk)
+/*
+ * The file of a writer given data in chunks, in *len bytes of malloc();
+ * its counts in *st.
+ */
+static unsigned char *written(const uint8_t *data, size_t size, size_t chunk,
+			      bool pack, size_t *len, struct pmclog_stats *st)
 {
-	static unsigned char back[65536];
-	struct pmclog_writer *w;
+	struct pmclog_writer_opts opts = PMCLOG_WRITER_OPTS_INIT;
 	int fd = memfd_create("fuzz_writer", MFD_CLOEXEC);
+	struct pmclog_writer *w;
+	unsigned char *p;
 
 	if (fd < 0)
 		fz_fail("memfd_create: %s", strerror(errno));
-	w = pmclog_writer__new(fd, NULL);
+	opts.pack = pack;
+	w = pmclog_writer__new(fd, &opts);
 	if (!w)
 		fz_fail("pmclog_writer__new: %s", strerror(errno));
 	pmclog_set_print(NULL);	/* what it cannot decode, it says: not here */
@@ -34,14 +43,60 @@ static void check_writer(const uint8_t *data, size_t size, size_t chunk)
 					       size - off < chunk ? size - off : chunk),
 			 "write to a memfd failed");
 	FZ_CHECK(!pmclog_writer__finish(w), "finish failed");
-	FZ_CHECK(pmclog_writer__written(w) == size, "%llu bytes saved of %zu",
-		 (unsigned long long)pmclog_writer__written(w), size);
-	FZ_CHECK(pmclog_writer__stats(w)->bytes <= size, "more bytes counted than given");
-	if (size <= sizeof(back))
-		FZ_CHECK(pread(fd, back, size, 0) == (ssize_t)size &&
-			 !memcmp(back, data, size), "the file is not the input");
+	*len = pmclog_writer__written(w);
+	*st = *pmclog_writer__stats(w);
+	p = malloc(*len + 1);
+	if (!p)
+		fz_fail("out of memory");
+	FZ_CHECK(pread(fd, p, *len, 0) == (ssize_t)*len, "the file is not %zu bytes", *len);
 	pmclog_writer__free(w);
 	close(fd);
+	return p;
+}
+
+/*
+ * Unpacked, the file is the input; packed, it reads back as the same
+ * records, up to the same end or error; the counts are the same.
+ */
+static void check_writer(const uint8_t *data, size_t size, size_t chunk)
+{
+	struct pmclog_stats sa, sb;
+	size_t alen, blen, n = 0;
+	unsigned char *a = written(data, size, chunk, false, &alen, &sa);
+	unsigned char *b = written(data, size, chunk, true, &blen, &sb);
+	struct pmclog_reader *ra = pmclog_reader__new(NULL);
+	struct pmclog_reader *rb = pmclog_reader__new(NULL);
+	struct pmclog_record ea, eb;
+	int reta, retb;
+
+	if (!ra || !rb)
+		fz_fail("pmclog_reader__new: %s", strerror(errno));
+	FZ_CHECK(alen == size, "%zu bytes saved of %zu", alen, size);
+	FZ_CHECK(!memcmp(a, data, size), "the file is not the input");
+	/* A sample counts 32 bytes, packed or not; other records as given. */
+	FZ_CHECK(sa.bytes >= sa.samples * sizeof(struct pmclog_pcsample) &&
+		 sa.bytes - sa.samples * sizeof(struct pmclog_pcsample) <= size,
+		 "more bytes counted than given");
+	FZ_CHECK(sa.records == sb.records && sa.bytes == sb.bytes &&
+		 sa.samples == sb.samples, "packed, the counts differ");
+	pmclog_reader__feed(ra, a, alen);
+	pmclog_reader__feed(rb, b, blen);
+	pmclog_reader__feed_eof(ra);
+	pmclog_reader__feed_eof(rb);
+	while ((reta = pmclog_reader__next(ra, &ea)) == 1) {
+		retb = pmclog_reader__next(rb, &eb);
+		FZ_CHECK(retb == 1, "record %zu: packed, the log ends (%d)", n, retb);
+		FZ_CHECK(ea.type == eb.type && ea.length == eb.length &&
+			 !memcmp(ea.rec.header, eb.rec.header, ea.length),
+			 "record %zu (type %u) differs once packed", n, ea.type);
+		n++;
+	}
+	retb = pmclog_reader__next(rb, &eb);
+	FZ_CHECK(reta == retb, "after %zu records: %d unpacked, %d packed", n, reta, retb);
+	pmclog_reader__free(ra);
+	pmclog_reader__free(rb);
+	free(a);
+	free(b);
 }
 
 /*

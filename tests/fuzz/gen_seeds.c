@@ -108,6 +108,23 @@ static void reader_seeds(void)
 	stack_log(&future);
 	c = 3;
 	write_seed("callchain", &c, 1, future.data, future.len);
+	/* Samples to pack, and samples packed (ABI 1.7). */
+	{
+		static const __u64 ts[] = { 2000000000, 2000100000, 2000099000, 2000300000 };
+		static const __u64 pc[] = { 0x401000, 0x401010, 0xffffffff81000040ULL, 0x401000 };
+
+		memset(&future, 0, sizeof(future));
+		lb_initialize(&future);
+		for (int i = 0; i < 6; i++)
+			lb_pcsample(&future, 1, 42, 42 + i / 4, 0x401000 + 16 * i, 1);
+		lb_pcsamples(&future, 1, 42, 42, 1, ts, pc, 4);
+		lb_pcsample(&future, 1, 42, 42, 0x401000, 1);
+		lb_closelog(&future, 11, 0, 0);
+		c = 255;
+		write_seed("pcsamples", &c, 1, future.data, future.len);
+		c = 9;
+		write_seed("pcsamples-split10", &c, 1, future.data, future.len);
+	}
 	/* Compressed as pmclog record saves logs: whole, and fed in pieces. */
 	{
 		static unsigned char z[sizeof(full.data) + 1024];

@@ -250,6 +250,53 @@ static inline size_t lb_sample_stack(struct logbuf *b, __u16 cpu, __u32 pid,
 	return off;
 }
 
+/*
+ * The zigzag ULEB128 of b - a at p (PCSAMPLES' deltas, written here from
+ * the ABI's words, not with the library's code): the bytes written.
+ */
+static inline size_t lb_delta(unsigned char *p, __u64 a, __u64 b)
+{
+	__u64 d = b - a, u = (d << 1) ^ (d >> 63 ? ~(__u64)0 : 0);
+	size_t n = 0;
+
+	do {
+		p[n] = (unsigned char)(u & 0x7f);
+		u >>= 7;
+		if (u)
+			p[n] |= 0x80;
+		n++;
+	} while (u);
+	return n;
+}
+
+/*
+ * A PCSAMPLES of PMC 1: n samples (2 or more) at ts[i], pc[i], of one
+ * cpu, mode, pid and tid.
+ */
+static inline size_t lb_pcsamples(struct logbuf *b, __u16 cpu, __u32 pid,
+				  __u32 tid, int user, const __u64 *ts,
+				  const __u64 *pc, unsigned int n)
+{
+	struct pmclog_pcsamples r = {
+		.header.cpu = cpu, .header.pmcid = 1,
+		.header.flags = user ? PMCLOG_HF_USER : 0,
+		.header.tstamp = ts[0],
+		.pid = pid, .tid = tid, .pc = pc[0], .count = n,
+	};
+	unsigned char d[4096];
+	size_t off;
+
+	for (unsigned int i = 1; i < n; i++) {
+		assert(r.size + 20 <= sizeof(d));
+		r.size += (__u32)lb_delta(d + r.size, ts[i - 1], ts[i]);
+		r.size += (__u32)lb_delta(d + r.size, pc[i - 1], pc[i]);
+	}
+	off = lb_put(b, PMCLOG_TYPE_PCSAMPLES, PMCLOG_RECORD_LEN(sizeof(r) + r.size),
+		     &r, sizeof(r));
+	memcpy(b->data + off + sizeof(r), d, r.size);
+	return off;
+}
+
 /* A record of a type this reader does not know, with a 16-byte body. */
 static inline size_t lb_future(struct logbuf *b, unsigned int type)
 {

@@ -64,7 +64,7 @@ static void test_full_log(void **state)
 	lb_full_log(&b);
 	text = dump(&b);
 	assert_string_equal(text,
-		"INITIALIZE cpu=0 ts=1000000000 abi=1.6.0 ncpus=4 clock=monotonic vendor=intel family=6 model=85 stepping=4 pmu=none cpuid=GenuineIntel\n"
+		"INITIALIZE cpu=0 ts=1000000000 abi=1.7.0 ncpus=4 clock=monotonic vendor=intel family=6 model=85 stepping=4 pmu=none cpuid=GenuineIntel\n"
 		"PMCALLOCATE cpu=0 ts=1000000056 pmc=1 event=cpu-clock flags=0x1 config=0x0 period=1000 freq=1 name=cpu-clock\n"
 		"MAP_IN cpu=0 ts=1000000128 pid=-1 start=0xffffffff81000000 end=0xffffffff82000000 offset=0x0 flags=0x0 path=[kernel]\n"
 		"PROCEXEC cpu=0 ts=1000000192 pid=42 path=/usr/bin/true\n"
@@ -175,7 +175,7 @@ static void test_unknown_type_and_values(void **state)
 	lb_pmcallocate(&b, 1, 77, 0, 10, "future-event");
 	text = dump(&b);
 	assert_string_equal(text,
-		"INITIALIZE cpu=0 ts=1000000000 abi=1.6.0 ncpus=4 clock=7 vendor=9 family=6 model=85 stepping=4 pmu=amd-core cpuid=0123456789abcdef\n"
+		"INITIALIZE cpu=0 ts=1000000000 abi=1.7.0 ncpus=4 clock=7 vendor=9 family=6 model=85 stepping=4 pmu=amd-core cpuid=0123456789abcdef\n"
 		"UNKNOWN cpu=0 ts=1000000056 type=200 length=32\n"
 		"PMCALLOCATE cpu=0 ts=1000000088 pmc=1 event=77 flags=0x0 config=0x0 period=10 freq=0 name=future-event\n");
 	free(text);

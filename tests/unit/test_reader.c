@@ -681,6 +681,170 @@ static void test_buildid_size(void **state)
 		     "BUILDID record at offset 56 is 48 bytes: expected at least 56");
 }
 
+/*
+ * A PCSAMPLES is returned as its samples, each a PCSAMPLE at the
+ * PCSAMPLES' offset, whatever the deltas: negative (an NMI's sample
+ * stamped before the one it interrupted), zero, from a user PC to a
+ * kernel one and back (flags stay the run's: the ABI packs one mode),
+ * and wrapping around 2^64.  Fed whole and a byte at a time.
+ */
+static void test_pcsamples_unpacked(void **state)
+{
+	static const __u64 ts[] = {
+		1000000100, 1000000200, 1000000150, 1000000150, 2000000000,
+		0xffffffffffffff00ULL, 5,
+	};
+	static const __u64 pc[] = {
+		0x401000, 0x401004, 0xffffffff81000010ULL, 0x401000,
+		0x7f0000001234ULL, 0, 0xffffffffffffffffULL,
+	};
+	const unsigned int n = sizeof(ts) / sizeof(ts[0]);
+	struct logbuf b = { 0 };
+	size_t packed, single, close;
+	(void)state;
+
+	lb_initialize(&b);
+	packed = lb_pcsamples(&b, 3, 42, 43, 1, ts, pc, n);
+	single = lb_pcsample(&b, 3, 42, 43, 0x401008, 1);
+	close = lb_closelog(&b, n + 1, 0, 0);
+	for (int bytewise = 0; bytewise < 2; bytewise++) {
+		struct pmclog_reader *r = pmclog_reader__new(NULL);
+		struct pmclog_record rec;
+		unsigned int got = 0;
+		size_t fed = 0;
+		int ret;
+
+		assert_non_null(r);
+		if (!bytewise)
+			assert_int_equal(pmclog_reader__feed(r, b.data, b.len), 0);
+		for (;;) {
+			ret = pmclog_reader__next(r, &rec);
+			if (ret == -EAGAIN && fed < b.len) {
+				assert_int_equal(pmclog_reader__feed(r, b.data + fed++, 1), 0);
+				continue;
+			}
+			assert_int_equal(ret, 1);
+			if (rec.type == PMCLOG_TYPE_INITIALIZE)
+				continue;
+			if (got < n) {
+				const struct pmclog_pcsample *s = rec.rec.pcsample;
+
+				assert_int_equal(rec.type, PMCLOG_TYPE_PCSAMPLE);
+				assert_int_equal(rec.length, sizeof(*s));
+				assert_int_equal(rec.offset, packed);
+				assert_int_equal(pmclog_reader__offset(r), packed);
+				assert_int_equal(rec.cpu, 3);
+				assert_int_equal(rec.pmcid, 1);
+				assert_int_equal(rec.flags, PMCLOG_HF_USER);
+				assert_int_equal(rec.tstamp, ts[got]);
+				assert_int_equal(s->header.magic, PMCLOG_HEADER_MAGIC);
+				assert_int_equal(s->header.type, PMCLOG_TYPE_PCSAMPLE);
+				assert_int_equal(s->header.length, sizeof(*s));
+				assert_int_equal(s->header.tstamp, ts[got]);
+				assert_int_equal(s->pid, 42);
+				assert_int_equal(s->tid, 43);
+				assert_int_equal(s->pc, pc[got]);
+			} else if (got == n) {
+				assert_int_equal(rec.type, PMCLOG_TYPE_PCSAMPLE);
+				assert_int_equal(rec.offset, single);
+				assert_int_equal(rec.rec.pcsample->pc, 0x401008);
+			} else {
+				assert_int_equal(rec.type, PMCLOG_TYPE_CLOSELOG);
+				assert_int_equal(rec.offset, close);
+				break;
+			}
+			got++;
+		}
+		assert_int_equal(pmclog_reader__next(r, &rec), 0);
+		pmclog_reader__free(r);
+	}
+}
+
+/* A PCSAMPLES that cannot be unpacked is refused before any sample. */
+static void test_pcsamples_malformed(void **state)
+{
+	static const __u64 ts[] = { 1000, 1100, 1200 };
+	static const __u64 pc[] = { 0x401000, 0x401010, 0x401020 };
+	struct pmclog_pcsamples *ps;
+	struct logbuf b;
+	size_t off;
+	(void)state;
+
+#define PCSAMPLES_LOG(n)						\
+	do {								\
+		memset(&b, 0, sizeof(b));				\
+		lb_initialize(&b);					\
+		off = lb_pcsamples(&b, 0, 42, 42, 1, ts, pc, (n));	\
+		lb_closelog(&b, (n), 0, 0);				\
+		ps = (struct pmclog_pcsamples *)(b.data + off);		\
+	} while (0)
+
+	PCSAMPLES_LOG(2);
+	ps->count = 1;
+	assert_error(&b, EBADMSG, off,
+		     "PCSAMPLES record at offset 56 has count 1: expected 2 or more");
+
+	/* 6 bytes of deltas in 48: size must say so. */
+	PCSAMPLES_LOG(3);
+	ps->size = 9;
+	assert_error(&b, EBADMSG, off,
+		     "PCSAMPLES record at offset 56 is 48 bytes with 9 bytes of deltas: expected 56");
+	PCSAMPLES_LOG(3);
+	ps->size = 0xffffffff;
+	assert_error(&b, EBADMSG, off,
+		     "PCSAMPLES record at offset 56 is 48 bytes with 4294967295 bytes of deltas: expected 4294967336");
+
+	/* Three samples need four deltas; the size holds one and a half. */
+	PCSAMPLES_LOG(3);
+	ps->size = 2;
+	assert_error(&b, EBADMSG, off,
+		     "PCSAMPLES record at offset 56: the deltas of sample 2 of 3 are cut or malformed at byte 42");
+
+	/* A delta longer than 64 bits: 10 bytes, the last above 1. */
+	PCSAMPLES_LOG(2);
+	lb_header(&b, off)->length = 56;
+	ps->size = 10;
+	memset(ps->deltas, 0xff, 9);
+	ps->deltas[9] = 0x02;
+	memset(&b.data[off + 50], 0, 6);
+	b.len = off + 56;
+	lb_closelog(&b, 2, 0, 0);
+	assert_error(&b, EBADMSG, off,
+		     "PCSAMPLES record at offset 56: the deltas of sample 2 of 2 are cut or malformed at byte 40");
+	/* ... and 11 bytes. */
+	PCSAMPLES_LOG(2);
+	lb_header(&b, off)->length = 56;
+	ps->size = 12;
+	memset(ps->deltas, 0x80, 10);
+	ps->deltas[10] = 0x01;
+	ps->deltas[11] = 0x01;
+	memset(&b.data[off + 56], 0, 8);
+	b.len = off + 56;
+	lb_closelog(&b, 2, 0, 0);
+	assert_error(&b, EBADMSG, off,
+		     "PCSAMPLES record at offset 56: the deltas of sample 2 of 2 are cut or malformed at byte 40");
+
+	/* Deltas left over after the last sample. */
+	PCSAMPLES_LOG(2);
+	ps->size = 4;
+	ps->deltas[3] = 0x05;
+	assert_error(&b, EBADMSG, off,
+		     "PCSAMPLES record at offset 56: 1 bytes of deltas after its 2 samples");
+
+	/* Padding that is not NULs. */
+	PCSAMPLES_LOG(2);
+	b.data[off + 47] = 0x01;
+	assert_error(&b, EBADMSG, off,
+		     "PCSAMPLES record at offset 56: byte 47 of its padding is 0x01, expected NUL");
+
+	/* Shorter than its fixed part. */
+	PCSAMPLES_LOG(2);
+	lb_header(&b, off)->length = 32;
+	assert_error(&b, EBADMSG, off,
+		     "PCSAMPLES record at offset 56 is 32 bytes: expected at least 40");
+#undef PCSAMPLES_LOG
+}
+
 /* Length 0 must be refused, not read as an endless run of empty records. */
 static void test_length_zero(void **state)
 {
@@ -1027,6 +1191,8 @@ int main(void)
 		cmocka_unit_test(test_length_zero),
 		cmocka_unit_test(test_throttle_too_short),
 		cmocka_unit_test(test_buildid_size),
+		cmocka_unit_test(test_pcsamples_unpacked),
+		cmocka_unit_test(test_pcsamples_malformed),
 		cmocka_unit_test(test_initialize_too_short),
 		cmocka_unit_test(test_map_in_path_without_nul),
 		cmocka_unit_test(test_map_in_without_path),

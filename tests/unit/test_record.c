@@ -124,7 +124,7 @@ static int fake_ioctl(void *ctx, int fd, unsigned long req, void *arg)
 				       f->allocs[i].flags, f->allocs[i].period,
 				       f->allocs[i].name);
 		lb_pcsample(&f->log, 0, 7, 7, 0x401000, 1);
-		lb_pcsample(&f->log, 1, 7, 8, 0x401010, 1);
+		lb_pcsample(&f->log, 0, 7, 7, 0x401010, 1);	/* a run: packed */
 		fake_emit(f, from);
 		return 0;
 	case PMCLOG_IOC_STOP:
@@ -455,19 +455,42 @@ static bool file_is_zstd(void)
 	return !memcmp(b, magic, sizeof(b));
 }
 
+/* The type of the record at offset off of the file at out_path, as it lies. */
+static unsigned int file_type_at(size_t off)
+{
+	struct pmclog_header h = { 0 };
+	FILE *f = fopen(out_path, "rb");
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, (long)off, SEEK_SET), 0);
+	assert_int_equal(fread(&h, 1, sizeof(h), f), sizeof(h));
+	fclose(f);
+	return h.type;
+}
+
+static size_t file_size(void)
+{
+	struct stat st;
+
+	assert_int_equal(stat(out_path, &st), 0);
+	return (size_t)st.st_size;
+}
+
 /*
  * A command recorded to its end: the module is asked for the command's
  * process and its descendants (the default, as perf's inherit), started,
  * stopped when the command exits, and the file holds its records,
- * CLOSELOG last, compressed (zstd) by default, as read back; the
- * summary counts them.  --compression-level 0 saves the log as it came;
- * -z turns compression back on.
+ * CLOSELOG last, the two samples of one thread packed into a PCSAMPLES
+ * by default, as read back; the summary counts them.  --no-pack saves
+ * the log as it came; -z compresses it (zstd), --compression-level 0
+ * not again.
  */
 static void test_whole_recording(void **state)
 {
 	unsigned int types[16];
 	enum pmclog_reader_end end;
 	char want[256];
+	size_t packed;
 	double secs;
 	(void)state;
 
@@ -484,21 +507,38 @@ static void test_whole_recording(void **state)
 	assert_int_equal(types[3], PMCLOG_TYPE_PCSAMPLE);
 	assert_int_equal(types[4], PMCLOG_TYPE_CLOSELOG);
 	assert_int_equal(end, PMCLOG_READER_END_CLOSELOG);
-	snprintf(want, sizeof(want),
-		 "bytes written to %s (zstd level 1: %zu bytes of log)\n",
-		 out_path, fake.log.len);
-	assert_non_null(strstr(read_file(err_path), want));
-	assert_true(file_is_zstd());
-
-	/* Uncompressed: the log as the module wrote it, byte for byte. */
-	assert_int_equal(run_record(&secs, "--no-kallsyms", "--compression-level", "0",
-				    "-o", out_path, "--", "true", NULL), 0);
-	assert_int_equal(file_types(types, 16, &end), 5);
 	assert_false(file_is_zstd());
+	assert_int_equal(file_type_at(sizeof(struct pmclog_initialize) +
+				      sizeof(struct pmclog_pmcallocate)),
+			 PMCLOG_TYPE_PCSAMPLES);
+	packed = file_size();
+	assert_true(packed < fake.log.len);
 	snprintf(want, sizeof(want),
 		 "pmclog: 5 records, 2 samples, 0 samples dropped, 0 records dropped, %zu bytes written to %s\n",
-		 fake.log.len, out_path);
+		 packed, out_path);
 	assert_string_equal(read_file(err_path), want);
+
+	/* Unpacked: the log as the module wrote it, byte for byte. */
+	assert_int_equal(run_record(&secs, "--no-kallsyms", "--no-pack",
+				    "-o", out_path, "--", "true", NULL), 0);
+	assert_int_equal(file_types(types, 16, &end), 5);
+	assert_int_equal(file_size(), fake.log.len);
+	assert_int_equal(file_type_at(sizeof(struct pmclog_initialize) +
+				      sizeof(struct pmclog_pmcallocate)),
+			 PMCLOG_TYPE_PCSAMPLE);
+	assert_memory_equal(read_file(out_path), fake.log.data, fake.log.len);
+
+	assert_int_equal(run_record(&secs, "--no-kallsyms", "-z", "-o", out_path,
+				    "--", "true", NULL), 0);
+	assert_int_equal(file_types(types, 16, &end), 5);
+	assert_true(file_is_zstd());
+	snprintf(want, sizeof(want),
+		 "bytes written to %s (zstd level 1: %zu bytes of log)\n",
+		 out_path, packed);
+	assert_non_null(strstr(read_file(err_path), want));
+	assert_int_equal(run_record(&secs, "--no-kallsyms", "-z", "--compression-level", "0",
+				    "-o", out_path, "--", "true", NULL), 0);
+	assert_false(file_is_zstd());
 	assert_int_equal(run_record(&secs, "--no-kallsyms", "--compression-level", "0",
 				    "-z", "-o", out_path, "--", "true", NULL), 0);
 	assert_true(file_is_zstd());

@@ -656,6 +656,204 @@ static void test_compressed(void **state)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* Packing                                                            */
+
+struct bigbuf {
+	unsigned char *data;
+	size_t len, cap;
+};
+
+static void big_put(struct bigbuf *big, struct logbuf *b)
+{
+	if (big->len + b->len > big->cap) {
+		big->cap = (big->len + b->len) * 2;
+		big->data = realloc(big->data, big->cap);
+		assert_non_null(big->data);
+	}
+	memcpy(big->data + big->len, b->data, b->len);
+	big->len += b->len;
+	b->len = 0;
+}
+
+/*
+ * A log of 3600 samples, most in runs that pack, and all that must end
+ * a run: another mode, tid, PMC or CPU, a CALLCHAIN or any other record
+ * between two samples; time going back (an NMI's sample); PCs near each
+ * other (a delta of 1 or 2 bytes), then anywhere (10 bytes: a PCSAMPLES
+ * fills before its run ends).
+ */
+static void packable_log(struct bigbuf *big)
+{
+	static struct logbuf b;
+	static const __u64 kpc[] = { KTEXT + 0x50, KTEXT + 0x104 };
+	__u64 seed = 12345, ts = LB_TS_BASE;
+
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	lb_pmcallocate(&b, 1, PMCLOG_EV_CPU_CLOCK, PMCLOG_PMC_F_FREQ, 1000, "cpu-clock");
+	lb_pmcallocate(&b, 2, PMCLOG_EV_CPU_CLOCK, PMCLOG_PMC_F_FREQ, 1000, "cpu-clock");
+	lb_map_in(&b, PMCLOG_PID_KERNEL, KTEXT, KTEXT + 0x200, 0xffffffff81000000ULL,
+		  PMCLOG_MAP_F_INITIAL, "[kernel]");
+	big_put(big, &b);
+	for (unsigned int i = 1; i <= 3600; i++) {
+		struct pmclog_pcsample s = {
+			.header.cpu = 2, .header.pmcid = 1,
+			.header.flags = PMCLOG_HF_USER,
+			.pid = 42, .tid = 43,
+		};
+
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		ts += 100000 + (seed >> 40) % 5000;
+		s.header.tstamp = i % 257 ? ts : ts - 50;
+		s.pc = i < 2000 ? 0x401000 + (seed >> 33) % 4096 : seed;
+		if (i % 97 == 0) {
+			s.header.flags = 0;
+			s.pc = KTEXT + 0x50;
+		}
+		if (i % 131 == 0)
+			s.tid = 44;
+		if (i % 173 == 0)
+			s.header.pmcid = 2;
+		if (i % 211 == 0)
+			s.header.cpu = 1;
+		lb_put(&b, PMCLOG_TYPE_PCSAMPLE, sizeof(s), &s, sizeof(s));
+		if (i % 307 == 0)
+			lb_callchain(&b, s.header.tstamp, s.header.cpu, s.pid, s.tid,
+				     !!s.header.flags, 0, s.header.flags ? NULL : kpc,
+				     s.header.flags ? 0 : 2, NULL, 0);
+		if (i % 401 == 0)
+			lb_map_in(&b, 42, 0x500000, 0x501000, 0, 0, "/usr/lib/libx.so");
+		if (b.len > sizeof(b.data) - 1024)
+			big_put(big, &b);
+	}
+	lb_dropnotify(&b, 1, 2, 1);
+	lb_closelog(&b, 3602, 2, 1);
+	big_put(big, &b);
+}
+
+/* The log in big through a new writer (pack, zstd level): the file. */
+static void write_log(const struct bigbuf *in, size_t step, bool pack, int level,
+		      struct bigbuf *out, struct pmclog_stats *st)
+{
+	struct pmclog_writer_opts opts = PMCLOG_WRITER_OPTS_INIT;
+	int fd = new_file();
+	struct pmclog_writer *w;
+	struct stat sb;
+
+	opts.name = "test.pmclog";
+	opts.ksyms = read_kallsyms();
+	opts.pack = pack;
+	opts.compression_level = level;
+	w = pmclog_writer__new(fd, &opts);
+	assert_non_null(w);
+	for (size_t off = 0; off < in->len; off += step) {
+		size_t n = in->len - off < step ? in->len - off : step;
+
+		assert_int_equal(pmclog_writer__write(w, in->data + off, n), 0);
+	}
+	assert_int_equal(pmclog_writer__finish(w), 0);
+	*st = *pmclog_writer__stats(w);
+	assert_int_equal(fstat(fd, &sb), 0);
+	assert_int_equal(pmclog_writer__written(w), sb.st_size);
+	out->len = out->cap = (size_t)sb.st_size;
+	out->data = malloc(out->len);
+	assert_non_null(out->data);
+	assert_int_equal(pread(fd, out->data, out->len, 0), (ssize_t)out->len);
+	pmclog_writer__free(w);
+	close(fd);
+}
+
+/* Records of each type in a plain (uncompressed) file, as it lies. */
+static void count_types(const struct bigbuf *f, size_t *n)
+{
+	for (size_t off = 0; off < f->len;) {
+		const struct pmclog_header *h = (const void *)(f->data + off);
+
+		assert_true(h->length >= sizeof(*h) && off + h->length <= f->len);
+		n[h->type <= PMCLOG_TYPE_MAX_KNOWN ? h->type : 0]++;
+		off += h->length;
+	}
+}
+
+/*
+ * Packed, the log reads back as the same records, byte for byte, as the
+ * log saved unpacked (the recorder's KSYMBOLs included: the packed
+ * samples mark their kernel functions too), with the same counts, in a
+ * third of the bytes or less (a sample of the first 2000 takes 4 to 6
+ * bytes, of the last 1600 about 14); however the input was split,
+ * compressed or not.
+ */
+static void test_packed(void **state)
+{
+	static const size_t steps[] = { 7, 100, 4096, 1 << 20 };
+	struct bigbuf in = { 0 }, ref;
+	struct pmclog_stats ref_st;
+	size_t ref_types[PMCLOG_TYPE_MAX_KNOWN + 1] = { 0 };
+	(void)state;
+
+	packable_log(&in);
+	write_log(&in, 1 << 20, false, 0, &ref, &ref_st);
+	count_types(&ref, ref_types);
+	assert_int_equal(ref_types[PMCLOG_TYPE_PCSAMPLE], 3600);
+	assert_int_equal(ref_types[PMCLOG_TYPE_PCSAMPLES], 0);
+	assert_int_equal(ref_types[PMCLOG_TYPE_KSYMBOL], 1);
+	assert_int_equal(ref_st.samples, 3600);
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		for (int level = 0; level <= 3; level += 3) {
+			struct pmclog_reader *a = pmclog_reader__new(NULL);
+			struct pmclog_reader *b = pmclog_reader__new(NULL);
+			struct pmclog_record ra, rb;
+			struct pmclog_stats st;
+			struct bigbuf out;
+			size_t nrec = 0;
+			int ret;
+
+			write_log(&in, steps[i], true, level, &out, &st);
+			assert_int_equal(st.records, ref_st.records);
+			assert_int_equal(st.bytes, ref_st.bytes);
+			assert_int_equal(st.samples, ref_st.samples);
+			assert_int_equal(st.samples_dropped, ref_st.samples_dropped);
+			assert_true(st.closelog);
+			if (!level) {
+				size_t types[PMCLOG_TYPE_MAX_KNOWN + 1] = { 0 };
+
+				count_types(&out, types);
+				/* Every write(2) ends the run it packs. */
+				if (steps[i] >= 4096) {
+					assert_true(types[PMCLOG_TYPE_PCSAMPLES] > 20);
+					assert_true(out.len * 3 < ref.len);
+				}
+				assert_int_equal(types[PMCLOG_TYPE_KSYMBOL], 1);
+				assert_int_equal(types[PMCLOG_TYPE_CALLCHAIN], 11);
+			}
+			assert_non_null(a);
+			assert_non_null(b);
+			assert_int_equal(pmclog_reader__feed(a, ref.data, ref.len), 0);
+			assert_int_equal(pmclog_reader__feed(b, out.data, out.len), 0);
+			assert_int_equal(pmclog_reader__feed_eof(a), 0);
+			assert_int_equal(pmclog_reader__feed_eof(b), 0);
+			while ((ret = pmclog_reader__next(a, &ra)) == 1) {
+				assert_int_equal(pmclog_reader__next(b, &rb), 1);
+				assert_int_equal(rb.type, ra.type);
+				assert_int_equal(rb.length, ra.length);
+				assert_memory_equal(rb.rec.header, ra.rec.header, ra.length);
+				nrec++;
+			}
+			assert_int_equal(ret, 0);
+			assert_int_equal(pmclog_reader__next(b, &rb), 0);
+			assert_int_equal(pmclog_reader__end(b), PMCLOG_READER_END_CLOSELOG);
+			assert_int_equal(nrec, ref_st.records);
+			pmclog_reader__free(a);
+			pmclog_reader__free(b);
+			free(out.data);
+		}
+	}
+	free(ref.data);
+	free(in.data);
+	assert_string_equal(said, "");
+}
+
 /* Options that a newer library would know are refused; ksyms freed. */
 static void test_bad_opts(void **state)
 {
@@ -685,6 +883,7 @@ int main(void)
 		cmocka_unit_test_setup(test_cut_record, setup),
 		cmocka_unit_test_setup(test_write_error, setup),
 		cmocka_unit_test_setup(test_compressed, setup),
+		cmocka_unit_test_setup(test_packed, setup),
 		cmocka_unit_test_setup(test_bad_opts, setup),
 	};
 

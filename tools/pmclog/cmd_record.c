@@ -78,6 +78,7 @@ struct record_opts {
 	const char *output;	/* -o; "-" is standard output */
 	int verbosity;		/* -1 for -q, 1 for -v */
 	bool no_kallsyms;	/* --no-kallsyms */
+	bool no_pack;		/* --no-pack */
 	/* --bpf, --no-bpf: the collector; neither: the module, else BPF */
 	bool bpf, no_bpf;
 	const char *archive;	/* --archive DIR; NULL if none */
@@ -87,8 +88,13 @@ struct record_opts {
 	int compression_level;
 };
 
-/* As perf record -z: level 1, fast and most of the gain. */
-#define DEFAULT_COMPRESSION	1
+/*
+ * -z, as perf record -z: level 1, fast and most of the gain.  Not the
+ * default: the samples are packed (PCSAMPLES) without it, 5 to 8 bytes
+ * each, and zstd takes that down by a fifth for several hundred
+ * instructions a sample (README, "Benchmark").
+ */
+#define Z_LEVEL	1
 
 enum stop_reason {
 	STOP_NONE,
@@ -260,7 +266,7 @@ static int parse_compress(void *args, const char *s)
 	struct record_opts *o = args;
 
 	(void)s;
-	o->compression_level = DEFAULT_COMPRESSION;
+	o->compression_level = Z_LEVEL;
 	return 0;
 }
 
@@ -403,11 +409,15 @@ const struct cmd_usage record_usage = {
 			     "stack (default: the module's callchain_max_depth,\n"
 			     "127); implies -g"),
 		OPT_CALLBACK('z', NULL, NULL, parse_compress,
-			     "save the log compressed (zstd, level " STR(DEFAULT_COMPRESSION) "), the\n"
-			     "default; report and dump read it as it is"),
+			     "save the log compressed (zstd, level " STR(Z_LEVEL) "); report\n"
+			     "and dump read it as it is"),
 		OPT_CALLBACK(0, "compression-level", "N", parse_compression_level,
-			     "zstd level N of the saved log, 1 (fast, the\n"
-			     "default) to 22 (small); 0: saved uncompressed"),
+			     "zstd level N of the saved log, 1 (fast, as -z)\n"
+			     "to 22 (small); 0: uncompressed, the default"),
+		OPT_BOOL(0, "no-pack", struct record_opts, no_pack, true, 0,
+			 "save each sample as the module wrote it, a 32-byte\n"
+			 "PCSAMPLE, not runs of them packed into PCSAMPLES\n"
+			 "(ABI 1.7): a log for readers before libpmclog 1.3"),
 		OPT_BOOL(0, "bpf", struct record_opts, bpf, true, 0,
 			 "record through BPF programs, not the module (for\n"
 			 "kernels that refuse it: Secure Boot's lockdown);\n"
@@ -1241,6 +1251,7 @@ static int start_recording(struct recorder *rec)
 	wopts.sysfs = "/sys";
 	wopts.tool = rec->archive ? pmclog_archive__tool(rec->archive) : NULL;
 	wopts.compression_level = o->compression_level;
+	wopts.pack = !o->no_pack;
 	rec->writer = pmclog_writer__new(rec->out, &wopts);
 	if (!rec->writer) {
 		warn("cannot save %s", rec->out_name);
@@ -1302,7 +1313,7 @@ static void discard_output(struct recorder *rec)
 
 int record_main(int argc, char **argv, struct pmclog_device *dev)
 {
-	struct record_opts opts = { .compression_level = DEFAULT_COMPRESSION };
+	struct record_opts opts = { 0 };
 	struct recorder rec = {
 		.opts = &opts, .dev = dev, .out = -1, .sigfd = -1, .pidfd = -1,
 		.go_fd = -1, .exec_fd = -1,

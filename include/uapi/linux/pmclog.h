@@ -20,7 +20,8 @@
  * Strings (paths, names) are NUL-terminated and the record is padded with
  * NULs to its length.  The first record of a log is INITIALIZE, the last
  * one is CLOSELOG.  Each record's comment below names the function of the
- * module that builds it (kmod/pmclog_record.c, pmclog_rec_<type>()).
+ * module that builds it (kmod/pmclog_record.c, pmclog_rec_<type>()), or
+ * the part of the recorder that does (PCSAMPLES).
  *
  * Order.  The stream is not in tstamp order, not even per CPU: samples
  * wait in a small per-CPU buffer (the module parameter nsamples) until
@@ -56,9 +57,9 @@
  * Minor 1: PMCLOG_IOC_GET_PMU; 2: THROTTLE, UNTHROTTLE, PMCLOG_HF_UNFOLLOWED;
  * 3: pmclog_alloc.name, written as PMCALLOCATE's name; 4: BUILDID;
  * 5: CALLCHAIN, PMCLOG_PMC_F_CALLCHAIN, pmclog_alloc.callchain_depth;
- * 6: PMCLOG_HF_BPF.
+ * 6: PMCLOG_HF_BPF; 7: PCSAMPLES.
  */
-#define PMCLOG_ABI_MINOR	6
+#define PMCLOG_ABI_MINOR	7
 #define PMCLOG_ABI_PATCH	0
 
 /* Packed ABI version, as in INITIALIZE's abi_version: 0xMMmmpppp. */
@@ -151,12 +152,14 @@ struct pmclog_header {
 	/* ABI 1.4 */							\
 	X(BUILDID,	14,	struct pmclog_buildid)			\
 	/* ABI 1.5 */							\
-	X(CALLCHAIN,	15,	struct pmclog_callchain)
+	X(CALLCHAIN,	15,	struct pmclog_callchain)		\
+	/* ABI 1.7 */							\
+	X(PCSAMPLES,	16,	struct pmclog_pcsamples)
 
 #define __PMCLOG_TYPE_ENUM(name, value, type)	PMCLOG_TYPE_##name = (value),
 enum pmclog_type {
 	PMCLOG_RECORD_TYPES(__PMCLOG_TYPE_ENUM)
-	PMCLOG_TYPE_MAX_KNOWN	= PMCLOG_TYPE_CALLCHAIN,
+	PMCLOG_TYPE_MAX_KNOWN	= PMCLOG_TYPE_PCSAMPLES,
 };
 
 #undef __PMCLOG_TYPE_ENUM
@@ -288,6 +291,40 @@ struct pmclog_pcsample {
 	__u32	pid;
 	__u32	tid;
 	__u64	pc;
+};
+
+/*
+ * PCSAMPLES, 40 bytes + deltas (ABI 1.7): a run of count PCSAMPLE records
+ * that followed one another in the stream with the same header.cpu,
+ * header.pmcid, header.flags, pid and tid, packed by the recorder as it
+ * saves the log (pmclog record; --no-pack keeps them as they came).  The
+ * module never writes one: it is found in files, never in read(2) from
+ * the device.  Unpacked, it is the run again, record for record, in its
+ * place in the stream:
+ *
+ *   header.tstamp, pc   the first sample's
+ *   count               samples in the run, 2 or more
+ *   size                bytes of deltas after the structure
+ *
+ * Each sample after the first is the one before it plus two deltas, its
+ * tstamp's then its pc's, each the difference of two __u64 taken as an
+ * __s64, zigzag-encoded ((d << 1) ^ (d >> 63)) and written as a ULEB128
+ * (7 bits a byte, low first, the top bit set on all but the last byte):
+ * 1 to 10 bytes each.  The deltas fill size bytes exactly; NULs pad the
+ * record to its length, PMCLOG_RECORD_LEN(40 + size).  A run of samples
+ * of one thread, some 100 us and a few hundred bytes of code apart, takes
+ * 4 to 6 bytes a sample, against PCSAMPLE's 32.
+ *
+ * Built by pmclog_writer (tools/pmclog/lib/pmclog_writer.c).
+ */
+struct pmclog_pcsamples {
+	struct pmclog_header header;
+	__u32	pid;
+	__u32	tid;
+	__u64	pc;
+	__u32	count;
+	__u32	size;
+	__u8	deltas[];
 };
 
 /*
@@ -798,6 +835,8 @@ __PMCLOG_ASSERT(sizeof(struct pmclog_closelog) == 40, "CLOSELOG");
 __PMCLOG_ASSERT(sizeof(struct pmclog_pmcallocate) == 72, "PMCALLOCATE");
 __PMCLOG_ASSERT(sizeof(struct pmclog_pcsample) == 32, "PCSAMPLE");
 __PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_pcsample, pc) == 24, "PCSAMPLE.pc");
+__PMCLOG_ASSERT(sizeof(struct pmclog_pcsamples) == 40, "PCSAMPLES");
+__PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_pcsamples, deltas) == 40, "PCSAMPLES.deltas");
 __PMCLOG_ASSERT(sizeof(struct pmclog_map_in) == 48, "MAP_IN");
 __PMCLOG_ASSERT(__PMCLOG_OFFSET(pmclog_map_in, path) == 48, "MAP_IN.path");
 __PMCLOG_ASSERT(PMCLOG_RECORD_LEN(sizeof(struct pmclog_map_in) + 1) == 56,

@@ -123,7 +123,8 @@ fi
 # ------------------------------------------------------------------
 # Kernel functions of a syscall loop, from the recorder's kallsyms
 
-bounded 60 pmclog record -F $HZ_REQ -o "$OUT/sc.pmclog" -- /bin/syscalls 2 \
+# Compressed (-z): the cut compressed log below is this one, cut.
+bounded 60 pmclog record -z -F $HZ_REQ -o "$OUT/sc.pmclog" -- /bin/syscalls 2 \
 	>"$OUT/sc-record.out" 2>"$OUT/sc-record.err"
 is "$?" 0 "record syscalls exits 0" || diag "$(tail -n 3 "$OUT/sc-record.err")"
 report "$OUT/sc.pmclog" sc --sort dso,sym
@@ -148,7 +149,7 @@ nkt=$(grep -c ' \[kernel\]  *\[k\] 0x[0-9a-f]*  (object not found)$' "$OUT/sc-no
 at_least "$nkt" 1 "--no-kallsyms: the table says [kernel] was not found, after the names"
 s1=$(wc -c <"$OUT/sc.pmclog")
 s0=$(wc -c <"$OUT/sc-nok.pmclog")
-diag "log size with kallsyms $s1 bytes (zstd, the default), without and uncompressed $s0"
+diag "log size with kallsyms $s1 bytes (zstd, -z), without and uncompressed $s0"
 # The recorder saves only the functions the kernel samples fell in (a
 # few dozen here), not all of /proc/kallsyms (about 47,000).
 pmclog dump -i "$OUT/sc.pmclog" >"$OUT/sc.dump" 2>/dev/null
@@ -200,7 +201,7 @@ is "$?" 65 "a corrupt record: exit status EX_DATAERR (65)"
 grep -q 'corrupt record at offset 128: bad record magic' "$OUT/bad.err"
 is "$?" 0 "a corrupt record: names its offset and why" || diag "$(tail -n 2 "$OUT/bad.err")"
 
-# A compressed log (the default) cut short, as a killed recorder leaves
+# A compressed log (-z) cut short, as a killed recorder leaves
 # it, and one damaged inside: the samples before, and the reason.
 head -c "$(( $(wc -c <"$OUT/sc.pmclog") * 2 / 3 ))" "$OUT/sc.pmclog" >"$OUT/zcut.pmclog"
 report "$OUT/zcut.pmclog" zcut

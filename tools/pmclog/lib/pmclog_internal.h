@@ -94,6 +94,14 @@ void pmclog_record__describe(struct pmclog_record *ev, const void *raw,
 void pmclog_reader__plain(struct pmclog_reader *r);
 
 /*
+ * n bytes of whole, valid records came after the last record the reader
+ * returned, and it is not given them (the writer's PCSAMPLEs): its
+ * offsets move on past them.  Only between records, with nothing fed and
+ * not read yet; -EINVAL otherwise.
+ */
+int pmclog_reader__skip(struct pmclog_reader *r, size_t n);
+
+/*
  * What a pmclog_device issues its ioctls through: ioctl(2) (ops NULL), or
  * a test's stand-in for a module it cannot reach, on a file (a pipe) that
  * it fills with the records read(2) then returns.
@@ -223,6 +231,47 @@ static inline int pmclog_array_grow(void **arr, size_t *cap, size_t n, size_t sz
 
 #define PMCLOG_GROW(arr, cap, n) \
 	pmclog_array_grow((void **)&(arr), &(cap), (n), sizeof(*(arr)))
+
+/* ------------------------------------------------------------------ */
+/* PCSAMPLES' deltas (include/uapi/linux/pmclog.h)                     */
+
+#define PMCLOG_DELTA_MAX	10	/* bytes of one delta, at most */
+#define PMCLOG_PACK_MAX		4096	/* the longest PCSAMPLES the writer makes */
+
+/* Write the zigzag ULEB128 of to - from at p: the bytes written. */
+static inline size_t pmclog_delta_put(unsigned char *p, __u64 from, __u64 to)
+{
+	__u64 d = to - from;
+	__u64 u = (d << 1) ^ (__u64)((__s64)d >> 63);
+	size_t n = 0;
+
+	while (u >= 0x80) {
+		p[n++] = (unsigned char)(u | 0x80);
+		u >>= 7;
+	}
+	p[n++] = (unsigned char)u;
+	return n;
+}
+
+/*
+ * Read a delta from [p, end) and add it to *v: the bytes read, or 0 when
+ * there is none there (it runs past end, past 10 bytes, or past 64 bits).
+ */
+static inline size_t pmclog_delta_get(const unsigned char *p,
+				      const unsigned char *end, __u64 *v)
+{
+	__u64 u = 0;
+	size_t n = 0;
+
+	do {
+		if (p + n == end || n == PMCLOG_DELTA_MAX ||
+		    (n == PMCLOG_DELTA_MAX - 1 && p[n] > 1))
+			return 0;
+		u |= (__u64)(p[n] & 0x7f) << (7 * n);
+	} while (p[n++] & 0x80);
+	*v += (u >> 1) ^ (0 - (u & 1));
+	return n;
+}
 
 /* ------------------------------------------------------------------ */
 /* Address maps (pmclog_maps.c), for the replay                         */

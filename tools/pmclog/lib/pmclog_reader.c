@@ -89,6 +89,18 @@ struct pmclog_reader {
 
 	/* The current record, in buf. */
 	const unsigned char *rec;
+
+	/*
+	 * A PCSAMPLES being returned as its PCSAMPLEs: the last one returned,
+	 * and the deltas of the left ones (copied: buf moves under them).
+	 */
+	struct {
+		struct pmclog_pcsample sample;
+		__u64 offset;		/* the PCSAMPLES' */
+		__u32 left;		/* samples not returned yet */
+		unsigned char *deltas;
+		size_t pos, size, cap;
+	} pk;
 };
 
 /* Both tables from PMCLOG_RECORD_TYPES, the uapi header's one list. */
@@ -210,6 +222,7 @@ void pmclog_reader__free(struct pmclog_reader *r)
 	ZSTD_freeDStream(r->z.ds);
 	free(r->z.in);
 	free(r->buf);
+	free(r->pk.deltas);
 	free(r);
 }
 
@@ -572,6 +585,50 @@ static int check_callchain(struct pmclog_reader *r, const struct pmclog_record *
 	return 0;
 }
 
+/*
+ * count - 1 pairs of deltas fill size bytes exactly, and NULs the rest:
+ * a record that cannot be unpacked is an error before any of its samples
+ * is returned.
+ */
+static int check_pcsamples(struct pmclog_reader *r, const struct pmclog_record *ev)
+{
+	const struct pmclog_pcsamples *ps = (const void *)r->rec;
+	const unsigned char *p = ps->deltas, *end;
+	__u64 v = 0;
+
+	if (ps->count < 2)
+		return reader_fail(r, -EBADMSG,
+				   "PCSAMPLES record at offset %llu has count %u: expected 2 or more",
+				   offset_of(r), ps->count);
+	if (ps->size > ev->length - sizeof(*ps) ||
+	    PMCLOG_RECORD_LEN(sizeof(*ps) + ps->size) != ev->length)
+		return reader_fail(r, -EBADMSG,
+				   "PCSAMPLES record at offset %llu is %u bytes with %u bytes of deltas: expected %zu",
+				   offset_of(r), ev->length, ps->size,
+				   PMCLOG_RECORD_LEN(sizeof(*ps) + (size_t)ps->size));
+	end = p + ps->size;
+	for (__u32 i = 1; i < ps->count; i++) {
+		size_t t = pmclog_delta_get(p, end, &v), n = t ? pmclog_delta_get(p + t, end, &v) : 0;
+
+		if (!n)
+			return reader_fail(r, -EBADMSG,
+					   "PCSAMPLES record at offset %llu: the deltas of sample %u of %u are cut or malformed at byte %zu",
+					   offset_of(r), i + 1, ps->count,
+					   (size_t)(p - r->rec) + t);
+		p += t + n;
+	}
+	if (p != end)
+		return reader_fail(r, -EBADMSG,
+				   "PCSAMPLES record at offset %llu: %zu bytes of deltas after its %u samples",
+				   offset_of(r), (size_t)(end - p), ps->count);
+	for (; p < r->rec + ev->length; p++)
+		if (*p)
+			return reader_fail(r, -EBADMSG,
+					   "PCSAMPLES record at offset %llu: byte %zu of its padding is 0x%02x, expected NUL",
+					   offset_of(r), (size_t)(p - r->rec), *p);
+	return 0;
+}
+
 static int check_pmcallocate(struct pmclog_reader *r)
 {
 	size_t off = offsetof(struct pmclog_pmcallocate, name);
@@ -600,10 +657,55 @@ static int check_body(struct pmclog_reader *r, const struct pmclog_record *ev)
 		return check_buildid(r);
 	case PMCLOG_TYPE_CALLCHAIN:
 		return check_callchain(r, ev);
+	case PMCLOG_TYPE_PCSAMPLES:
+		return check_pcsamples(r, ev);
 	default:
 		/* Fixed-size records, and types of a newer minor version. */
 		return 0;
 	}
+}
+
+/* The next sample of the PCSAMPLES being unpacked, in *ev. */
+static int unpack_next(struct pmclog_reader *r, struct pmclog_record *ev)
+{
+	struct pmclog_pcsample *s = &r->pk.sample;
+	const unsigned char *end = r->pk.deltas + r->pk.size;
+
+	/* Checked when the record came: neither read can fail. */
+	r->pk.pos += pmclog_delta_get(r->pk.deltas + r->pk.pos, end, &s->header.tstamp);
+	r->pk.pos += pmclog_delta_get(r->pk.deltas + r->pk.pos, end, &s->pc);
+	r->pk.left--;
+	r->rec_offset = r->pk.offset;
+	pmclog_record__describe(ev, s, r->pk.offset);
+	return 1;
+}
+
+/*
+ * A valid PCSAMPLES in r->rec: its first sample in *ev, the others at the
+ * next calls.
+ */
+static int unpack_first(struct pmclog_reader *r, struct pmclog_record *ev)
+{
+	const struct pmclog_pcsamples *ps = (const void *)r->rec;
+
+	if (PMCLOG_GROW(r->pk.deltas, r->pk.cap, ps->size))
+		return reader_fail(r, -ENOMEM, "out of memory unpacking the PCSAMPLES record at offset %llu",
+				   offset_of(r));
+	memcpy(r->pk.deltas, ps->deltas, ps->size);
+	r->pk.size = ps->size;
+	r->pk.pos = 0;
+	r->pk.left = ps->count - 1;
+	r->pk.offset = r->rec_offset;
+	r->pk.sample = (struct pmclog_pcsample){
+		.header = ps->header,
+		.pid = ps->pid,
+		.tid = ps->tid,
+		.pc = ps->pc,
+	};
+	r->pk.sample.header.type = PMCLOG_TYPE_PCSAMPLE;
+	r->pk.sample.header.length = sizeof(r->pk.sample);
+	pmclog_record__describe(ev, &r->pk.sample, r->pk.offset);
+	return 1;
 }
 
 /*
@@ -616,6 +718,8 @@ static int decode_record(struct pmclog_reader *r, struct pmclog_record *ev)
 
 	if (ret)
 		return ret;
+	if (ev->type == PMCLOG_TYPE_PCSAMPLES)
+		return unpack_first(r, ev);
 	pmclog_record__describe(ev, r->rec, r->rec_offset);
 	if (ev->type == PMCLOG_TYPE_INITIALIZE) {
 		r->init = *ev->rec.initialize;
@@ -683,6 +787,8 @@ int pmclog_reader__next(struct pmclog_reader *r, struct pmclog_record *ev)
 		return pmclog_err(-r->err);
 	if (r->state == RS_END)
 		return 0;
+	if (r->pk.left)
+		return unpack_next(r, ev);
 
 	r->rec_offset = r->head_offset;
 	ret = want_or_end(r, sizeof(h), NULL);
@@ -745,6 +851,15 @@ __u64 pmclog_reader__offset(const struct pmclog_reader *r)
 void pmclog_reader__plain(struct pmclog_reader *r)
 {
 	r->input = IN_PLAIN;
+}
+
+int pmclog_reader__skip(struct pmclog_reader *r, size_t n)
+{
+	if (r->fd >= 0 || r->input == IN_ZSTD || r->state != RS_RECORDS ||
+	    r->pk.left || buffered(r) || n % PMCLOG_RECORD_ALIGN)
+		return pmclog_err(EINVAL);
+	r->head_offset += n;
+	return 0;
 }
 
 bool pmclog_reader__truncated(const struct pmclog_reader *r)

@@ -76,6 +76,11 @@ struct pmclog_reader_opts {
  * major) are returned with only the header validated; use rec.header.
  * Bytes past the structure of a known type (fields a newer minor version
  * appended) are present in the copy and may be ignored.
+ *
+ * A PCSAMPLES record (ABI 1.7: a run of samples the recorder packed) is
+ * never returned as such: it is unpacked, and its samples are returned
+ * one a call, each a 32-byte PCSAMPLE with the PCSAMPLES' offset, as if
+ * the run were in the log as it came from the module.
  */
 struct pmclog_record {
 	__u32 type;		/* header.type: enum pmclog_type or newer */

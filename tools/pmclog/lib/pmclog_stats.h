@@ -22,7 +22,7 @@ extern "C" {
 
 struct pmclog_stats {
 	struct pmclog_tool tool;
-	__u64 bytes;		/* in the records counted */
+	__u64 bytes;		/* in the records counted (a packed sample: 32) */
 	__u64 records;
 	__u64 samples;		/* PCSAMPLE records */
 	__u64 samples_dropped;	/* sum of DROPNOTIFY.samples */

@@ -4,8 +4,8 @@
  */
 #include "pmclog_tool.h"
 
-/* A type appended to PMCLOG_RECORD_TYPES needs its member and case here. */
-_Static_assert(PMCLOG_TYPE_MAX_KNOWN == PMCLOG_TYPE_CALLCHAIN,
+/* A type appended to PMCLOG_RECORD_TYPES needs its case here, and a member if it is delivered. */
+_Static_assert(PMCLOG_TYPE_MAX_KNOWN == PMCLOG_TYPE_PCSAMPLES,
 	       "struct pmclog_tool has a callback for every known type");
 
 static pmclog_tool_fn type_fn(const struct pmclog_tool *t, unsigned int type)
@@ -26,6 +26,8 @@ static pmclog_tool_fn type_fn(const struct pmclog_tool *t, unsigned int type)
 	case PMCLOG_TYPE_UNTHROTTLE:	return t->unthrottle;
 	case PMCLOG_TYPE_BUILDID:	return t->buildid;
 	case PMCLOG_TYPE_CALLCHAIN:	return t->callchain;
+	/* Never returned by a reader: it returns the samples, as PCSAMPLEs. */
+	case PMCLOG_TYPE_PCSAMPLES:	return NULL;
 	default:
 		/* Type 0 never gets past the reader. */
 		return type > PMCLOG_TYPE_MAX_KNOWN ? t->unknown : NULL;

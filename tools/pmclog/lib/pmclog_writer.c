@@ -3,15 +3,24 @@
  * libpmclog writer: save a log, keep its counts, add the recorder's
  * records.  See pmclog_writer.h.
  *
- * The input not saved yet is log offsets [w->base, w->base + w->len +
- * w->cur_len): what an earlier call held back (an incomplete record, in
- * w->buf), then the rest of the caller's buffer in this call (w->cur).
- * Whole records are saved at once, from the caller's buffer, except that
- * CLOSELOG's callback saves what precedes it and then the synthetic
- * records, before CLOSELOG itself goes; only what is left at the end of a
- * call is copied.  The decoding is a pmclog_reader fed the same
- * bytes, and the writer is a pmclog_tool: every record also goes to the
- * stats' tool.
+ * The input is cut into records by their headers' lengths; a record split
+ * between two calls waits in w->buf until it is whole.  Each record then
+ * takes one of two ways:
+ *
+ *   - a PCSAMPLE, once INITIALIZE is in (most of a log): checked and
+ *     counted here, as the reader and the stats would, and saved, packed
+ *     with the PCSAMPLEs before it into a PCSAMPLES with opts.pack;
+ *   - any other record: handed to a pmclog_reader, whose records go to
+ *     the writer's pmclog_tool (and on to the stats' tool and
+ *     opts.tool), then saved as it came.  The reader is told how many
+ *     bytes of PCSAMPLEs it did not see, so that its offsets are the
+ *     log's.
+ *
+ * What is saved goes through w->out, which is written (compressed, with
+ * opts.compression_level) when it fills and at the end of each call: a
+ * recorder killed leaves its log cut where it stopped.  A record the
+ * reader refuses, and everything after it, is saved as it came, not
+ * counted; so is anything after CLOSELOG.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -49,23 +58,39 @@ struct pmclog_writer {
 	bool finished;
 	int err;		/* sticky write(2) error, negative */
 	__u64 closelog_end;	/* log offset just past CLOSELOG; 0: none yet */
+	__u32 ncpus;		/* INITIALIZE's, once the reader took it */
+	size_t unseen;		/* bytes of PCSAMPLEs the reader was not given */
 
-	unsigned char *buf;	/* input held back from an earlier call */
+	unsigned char *buf;	/* the start of a record, held from an earlier call */
 	size_t len, cap;
-	__u64 base;		/* log offset of buf[0] */
-	const unsigned char *cur;	/* the caller's, during a call: after buf */
-	size_t cur_len;
+	__u64 base;		/* log offset of buf[0], or of the next input */
+	unsigned char *out;	/* saved, not written yet */
+	size_t out_len, out_cap;
 	__u64 written;		/* bytes in the file */
 	__u64 saved;		/* bytes of log saved (before compression) */
 	ZSTD_CCtx *zc;		/* compressing: the stream, else NULL */
 	unsigned char *zout;	/* its output, before write(2) */
 	size_t zout_cap;
 
+	/*
+	 * opts.pack: the run of PCSAMPLEs being packed: the first one, as it
+	 * came, the last tstamp and pc, and the deltas of the others.
+	 */
+	bool pack;
+	__u32 run;		/* samples in it; 0: none */
+	struct pmclog_pcsample first;
+	__u64 last_tstamp, last_pc;
+	size_t deltas_len;
+	unsigned char deltas[PMCLOG_PACK_MAX - sizeof(struct pmclog_pcsamples)];
+
 	unsigned char *synth;	/* the synthetic records, staged */
 	size_t synth_len, synth_cap;
 	struct pmclog_buildid *bids;	/* BUILDIDs of START's kernel maps */
 	size_t nbids, bids_cap;
 };
+
+/* Bytes of w->out that are written (compressed) at once. */
+#define OUT_FLUSH	(64 * 1024)
 
 static struct pmclog_writer *writer_of(struct pmclog_tool *tool)
 {
@@ -118,41 +143,45 @@ static void compress_out(struct pmclog_writer *w, const void *p, size_t n,
 	} while (!w->err && (how == ZSTD_e_continue ? in.pos < in.size : left != 0));
 }
 
-static void write_out(struct pmclog_writer *w, const void *p, size_t n)
+/* Write [p, p + n) of log to the file, through zstd when compressing. */
+static void write_log(struct pmclog_writer *w, const void *p, size_t n)
 {
 	if (w->err || !n)
 		return;
-	w->saved += n;
 	if (w->zc)
 		compress_out(w, p, n, ZSTD_e_continue);
 	else
 		write_file(w, p, n);
 }
 
-/* The log offset just past the input given so far. */
-static __u64 input_end(const struct pmclog_writer *w)
+static void flush_out(struct pmclog_writer *w)
 {
-	return w->base + w->len + w->cur_len;
+	write_log(w, w->out, w->out_len);
+	w->out_len = 0;
 }
 
-/* Save the input up to log offset upto: what was held, then the caller's. */
-static void save_input(struct pmclog_writer *w, __u64 upto)
+/* Save n bytes of log, after those saved before. */
+static void save(struct pmclog_writer *w, const void *p, size_t n)
 {
-	size_t n = (size_t)(upto - w->base);
-	size_t held = n < w->len ? n : w->len;
-
-	if (held) {
-		write_out(w, w->buf, held);
-		memmove(w->buf, w->buf + held, w->len - held);
-		w->len -= held;
+	if (w->err || !n)
+		return;
+	w->saved += n;
+	if (n >= OUT_FLUSH) {
+		flush_out(w);
+		write_log(w, p, n);
+		return;
 	}
-	n -= held;
-	if (n) {
-		write_out(w, w->cur, n);
-		w->cur += n;
-		w->cur_len -= n;
+	if (w->out_len + n > 2 * OUT_FLUSH)
+		flush_out(w);
+	if (PMCLOG_GROW(w->out, w->out_cap, w->out_len + n)) {
+		flush_out(w);
+		write_log(w, p, n);
+		return;
 	}
-	w->base = upto;
+	memcpy(w->out + w->out_len, p, n);
+	w->out_len += n;
+	if (w->out_len >= OUT_FLUSH)
+		flush_out(w);
 }
 
 /* ------------------------------------------------------------------ */
@@ -285,7 +314,7 @@ static void add_synth(struct pmclog_writer *w)
 			w->name, w->have_init ? "out of memory" : "the log has no INITIALIZE");
 		return;
 	}
-	write_out(w, w->synth, w->synth_len);
+	save(w, w->synth, w->synth_len);
 }
 
 /* ------------------------------------------------------------------ */
@@ -380,7 +409,6 @@ static int on_closelog(struct pmclog_tool *tool, const struct pmclog_record *rec
 {
 	struct pmclog_writer *w = writer_of(tool);
 
-	save_input(w, rec->offset);
 	add_synth(w);
 	w->closelog_end = rec->offset + rec->length;
 	return 0;
@@ -395,24 +423,209 @@ static const struct pmclog_tool writer_tool = {
 	.closelog	= on_closelog,
 };
 
-/* Decode what was fed, and save the whole records. */
-static void decode(struct pmclog_writer *w)
-{
-	int ret = pmclog_tool__process(&w->tool, w->reader);
+/* ------------------------------------------------------------------ */
+/* Packing                                                            */
 
-	if (ret == -EAGAIN) {
-		/* Where the reader waits: the start of an incomplete record. */
-		save_input(w, pmclog_reader__offset(w->reader));
+/* Save the run being packed: a PCSAMPLES, or the one PCSAMPLE as it came. */
+static void pack_flush(struct pmclog_writer *w)
+{
+	static const unsigned char nuls[PMCLOG_RECORD_ALIGN];
+	struct pmclog_pcsamples ps;
+	size_t len;
+
+	if (w->run == 1)
+		save(w, &w->first, sizeof(w->first));
+	if (w->run < 2) {
+		w->run = 0;
 		return;
 	}
+	len = PMCLOG_RECORD_LEN(sizeof(ps) + w->deltas_len);
+	ps = (struct pmclog_pcsamples){
+		.header = w->first.header,
+		.pid = w->first.pid,
+		.tid = w->first.tid,
+		.pc = w->first.pc,
+		.count = w->run,
+		.size = (__u32)w->deltas_len,
+	};
+	ps.header.type = PMCLOG_TYPE_PCSAMPLES;
+	ps.header.length = (__u16)len;
+	save(w, &ps, sizeof(ps));
+	save(w, w->deltas, w->deltas_len);
+	save(w, nuls, len - sizeof(ps) - w->deltas_len);
+	w->run = 0;
+}
+
+static bool same_run(const struct pmclog_pcsample *a, const struct pmclog_pcsample *b)
+{
+	return a->header.cpu == b->header.cpu && a->header.flags == b->header.flags &&
+	       a->header.pmcid == b->header.pmcid && a->pid == b->pid &&
+	       a->tid == b->tid;
+}
+
+/* Add s to the run, or end the run and start another with s. */
+static void pack_sample(struct pmclog_writer *w, const struct pmclog_pcsample *s)
+{
+	if (w->run && same_run(&w->first, s) &&
+	    w->deltas_len + 2 * PMCLOG_DELTA_MAX <= sizeof(w->deltas)) {
+		w->deltas_len += pmclog_delta_put(w->deltas + w->deltas_len,
+						  w->last_tstamp, s->header.tstamp);
+		w->deltas_len += pmclog_delta_put(w->deltas + w->deltas_len,
+						  w->last_pc, s->pc);
+		w->run++;
+	} else {
+		pack_flush(w);
+		w->first = *s;
+		w->deltas_len = 0;
+		w->run = 1;
+	}
+	w->last_tstamp = s->header.tstamp;
+	w->last_pc = s->pc;
+}
+
+/* ------------------------------------------------------------------ */
+/* The input                                                          */
+
+/*
+ * A PCSAMPLE the reader would take as it is, once INITIALIZE is in: the
+ * checks of its pmclog_reader__next(), for the one record that needs no
+ * more than its header.
+ */
+static bool plain_sample(const struct pmclog_writer *w, const struct pmclog_header *h)
+{
+	return h->type == PMCLOG_TYPE_PCSAMPLE && h->length == sizeof(struct pmclog_pcsample) &&
+	       h->magic == PMCLOG_HEADER_MAGIC && h->cpu < w->ncpus;
+}
+
+/* A PCSAMPLE, counted and marked as the tools would, then saved. */
+static void take_sample(struct pmclog_writer *w, const void *p, __u64 off)
+{
+	struct pmclog_pcsample s;
+
+	memcpy(&s, p, sizeof(s));	/* the caller's bytes may be unaligned */
+	w->stats.records++;
+	w->stats.bytes += sizeof(s);
+	w->stats.samples++;
+	if (!(s.header.flags & PMCLOG_HF_USER))
+		mark_pc(w, s.pc);
+	if (w->observer) {
+		struct pmclog_record rec;
+
+		pmclog_record__describe(&rec, &s, off);
+		pmclog_tool__deliver(w->observer, &rec);
+	}
+	w->unseen += sizeof(s);
+	if (w->pack)
+		pack_sample(w, &s);
+	else
+		save(w, &s, sizeof(s));
+}
+
+/* From log offset off on, n bytes are saved as they come, uncounted. */
+static void stop_decoding(struct pmclog_writer *w, __u64 off, size_t n, int ret)
+{
 	w->undecoded = true;
-	if (ret == 0 && input_end(w) > w->closelog_end)
+	if (ret == 0)
 		pr_warn("%s: %llu bytes after CLOSELOG (offset %llu), which ends a log: saved as read, not counted\n",
-			w->name, (unsigned long long)(input_end(w) - w->closelog_end),
-			(unsigned long long)w->closelog_end);
-	else if (ret)
+			w->name, (unsigned long long)n, (unsigned long long)off);
+	else if (ret == -ENOMEM)
+		pr_warn("%s: out of memory: the log is saved as read from offset %llu on, but not counted\n",
+			w->name, (unsigned long long)off);
+	else
 		pr_warn("%s: %s; the log is saved as read from there on, but not counted\n",
 			w->name, pmclog_reader__errmsg(w->reader));
+}
+
+/*
+ * Any other record (n bytes at log offset off), or the first bytes of
+ * input the headers cannot cut (a bad magic or length: n is all there
+ * is): through the reader, then saved.  0, or what stopped the decoding:
+ * 0 is also the end of the log, at CLOSELOG, when more comes.
+ */
+static int take_record(struct pmclog_writer *w, const void *p, size_t n, __u64 off)
+{
+	int ret;
+
+	if (w->closelog_end)
+		return 0;
+	ret = w->unseen ? pmclog_reader__skip(w->reader, w->unseen) : 0;
+	w->unseen = 0;
+	if (!ret)
+		ret = pmclog_reader__feed(w->reader, p, n);
+	if (!ret) {
+		ret = pmclog_tool__process(&w->tool, w->reader);
+		if (ret == -EAGAIN || (!ret && w->closelog_end == off + n))
+			ret = 1;
+	}
+	if (ret == 1) {
+		save(w, p, n);
+		if (!w->ncpus && pmclog_reader__initialize(w->reader))
+			w->ncpus = pmclog_reader__initialize(w->reader)->ncpus;
+	}
+	return ret;
+}
+
+/*
+ * The next record at [p, p + n) (log offset off), or the start of one:
+ * its length when it was taken, 0 when it is not whole yet, or -1 when
+ * decoding stopped at it.
+ */
+static ssize_t next_record(struct pmclog_writer *w, const unsigned char *p,
+			   size_t n, __u64 off)
+{
+	struct pmclog_header h;
+	int ret;
+
+	if (n < sizeof(h))
+		return 0;
+	memcpy(&h, p, sizeof(h));
+	if (w->ncpus && !w->closelog_end && plain_sample(w, &h)) {
+		if (n < sizeof(struct pmclog_pcsample))
+			return 0;
+		take_sample(w, p, off);
+		return h.length;
+	}
+	if (h.magic != PMCLOG_HEADER_MAGIC || h.length < sizeof(h) ||
+	    h.length % PMCLOG_RECORD_ALIGN) {
+		/* The reader says what is wrong with it. */
+		pack_flush(w);
+		stop_decoding(w, off, n, take_record(w, p, n, off));
+		return -1;
+	}
+	if (n < h.length)
+		return 0;
+	pack_flush(w);
+	ret = take_record(w, p, h.length, off);
+	if (ret != 1) {
+		stop_decoding(w, off, n, ret);
+		return -1;
+	}
+	return h.length;
+}
+
+/*
+ * Take the whole records at the start of [p, p + n), log offset w->base:
+ * the bytes taken; all of them once decoding has stopped (saved as they
+ * came).
+ */
+static size_t take_input(struct pmclog_writer *w, const unsigned char *p, size_t n)
+{
+	size_t done = 0;
+
+	while (!w->undecoded && done < n) {
+		ssize_t k = next_record(w, p + done, n - done, w->base);
+
+		if (k <= 0)
+			break;
+		done += (size_t)k;
+		w->base += (size_t)k;
+	}
+	if (w->undecoded) {
+		save(w, p + done, n - done);
+		w->base += n - done;
+		done = n;
+	}
+	return done;
 }
 
 /* ------------------------------------------------------------------ */
@@ -451,6 +664,7 @@ struct pmclog_writer *pmclog_writer__new(int fd,
 		pmclog_reader__plain(w->reader);
 	w->sysfs = sysfs ? strdup(sysfs) : NULL;
 	w->observer = observer;
+	w->pack = OPTS_GET(opts, pack, false);
 	if (!w->name || !w->reader || (sysfs && !w->sysfs)) {
 		pmclog_writer__free(w);
 		errno = ENOMEM;
@@ -472,46 +686,70 @@ struct pmclog_writer *pmclog_writer__new(int fd,
 	return w;
 }
 
-/* Out of memory for the input at log offset off: save it undecoded. */
-static void out_of_memory(struct pmclog_writer *w, __u64 off)
+/*
+ * The bytes of the record held in w->buf that it must have before it is
+ * taken: its header, then all of it (as much as is held when the header
+ * is bad: next_record() stops there).
+ */
+static size_t held_want(const struct pmclog_writer *w)
 {
-	if (!w->undecoded)
-		pr_warn("%s: out of memory: the log is saved as read from offset %llu on, but not counted\n",
-			w->name, (unsigned long long)off);
-	w->undecoded = true;
+	struct pmclog_header h;
+
+	if (w->len < sizeof(h))
+		return sizeof(h);
+	memcpy(&h, w->buf, sizeof(h));
+	if (h.magic != PMCLOG_HEADER_MAGIC || h.length < sizeof(h) ||
+	    h.length % PMCLOG_RECORD_ALIGN)
+		return w->len;
+	return h.length;
 }
 
 int pmclog_writer__write(struct pmclog_writer *w, const void *buf, size_t len)
 {
-	__u64 off = input_end(w);	/* of buf */
+	const unsigned char *p = buf;
 	int err = w->err;
+	size_t k;
 
 	if (w->finished || (!buf && len))
 		return pmclog_err(EINVAL);
-	w->cur = buf;
-	w->cur_len = len;
-	if (!w->undecoded && pmclog_reader__feed(w->reader, buf, len))
-		out_of_memory(w, off);
-	if (!w->undecoded)
-		decode(w);
-	if (w->undecoded)
-		save_input(w, input_end(w));
+	/* The record begun in an earlier call, made whole first. */
+	while (w->len && len) {
+		size_t want = held_want(w);
+		size_t n = want - w->len < len ? want - w->len : len;
+
+		if (n && PMCLOG_GROW(w->buf, w->cap, w->len + n)) {
+			stop_decoding(w, w->base, w->len, -ENOMEM);
+			n = 0;
+		}
+		memcpy(w->buf + w->len, p, n);
+		w->len += n;
+		p += n;
+		len -= n;
+		if (w->len < want && !w->undecoded)
+			break;
+		if (take_input(w, w->buf, w->len) == w->len)
+			w->len = 0;
+	}
+	k = take_input(w, p, len);
+	p += k;
+	len -= k;
 	/* Held back for the next call: the start of an incomplete record. */
-	if (w->cur_len && PMCLOG_GROW(w->buf, w->cap, w->len + w->cur_len)) {
-		out_of_memory(w, input_end(w) - w->cur_len);
-		save_input(w, input_end(w));
+	if (len && PMCLOG_GROW(w->buf, w->cap, w->len + len)) {
+		stop_decoding(w, w->base, len, -ENOMEM);
+		take_input(w, p, len);
+		len = 0;
 	}
-	if (w->cur_len) {
-		memcpy(w->buf + w->len, w->cur, w->cur_len);
-		w->len += w->cur_len;
+	if (len) {
+		memcpy(w->buf + w->len, p, len);
+		w->len += len;
 	}
-	w->cur = NULL;
-	w->cur_len = 0;
 	/*
 	 * What was given is in the file, a zstd block at least (each one
 	 * costs a few bytes, and the window is kept): a recorder killed
 	 * leaves a log cut where it stopped, not a block before.
 	 */
+	pack_flush(w);
+	flush_out(w);
 	if (w->zc && !w->err)
 		compress_out(w, NULL, 0, ZSTD_e_flush);
 	return !err && w->err ? pmclog_err(-w->err) : 0;
@@ -522,12 +760,17 @@ int pmclog_writer__finish(struct pmclog_writer *w)
 	if (w->finished)
 		return w->err ? pmclog_err(-w->err) : 0;
 	w->finished = true;
-	if (w->len)
+	pack_flush(w);
+	if (w->len) {
 		pr_warn("%s: the log ends inside a record at offset %llu: saved as read\n",
 			w->name, (unsigned long long)w->base);
-	save_input(w, input_end(w));
+		save(w, w->buf, w->len);
+		w->base += w->len;
+		w->len = 0;
+	}
 	/* A log that stopped without CLOSELOG still gets its symbols. */
 	add_synth(w);
+	flush_out(w);
 	if (w->zc && !w->err)
 		compress_out(w, NULL, 0, ZSTD_e_end);
 	return w->err ? pmclog_err(-w->err) : 0;
@@ -578,6 +821,7 @@ void pmclog_writer__free(struct pmclog_writer *w)
 	free(w->name);
 	free(w->sysfs);
 	free(w->buf);
+	free(w->out);
 	free(w->synth);
 	free(w->bids);
 	ZSTD_freeCCtx(w->zc);

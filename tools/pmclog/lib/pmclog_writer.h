@@ -76,8 +76,17 @@ struct pmclog_writer_opts {
 	 * marked then.  Since version 1.1.0 of the library.
 	 */
 	bool ksyms_later;
+	/*
+	 * Runs of PCSAMPLEs of one thread (same cpu, PMC, mode, pid and
+	 * tid, one after the other) are saved as PCSAMPLES records (ABI
+	 * 1.7), 4 to 6 bytes a sample instead of 32; pmclog_reader returns
+	 * them as the PCSAMPLEs they were.  false: every record is saved as
+	 * it comes, for readers older than library 1.3.0.  Since version
+	 * 1.3.0 of the library.
+	 */
+	bool pack;
 };
-#define pmclog_writer_opts__last_field ksyms_later
+#define pmclog_writer_opts__last_field pack
 
 #define PMCLOG_WRITER_OPTS_INIT { .sz = sizeof(struct pmclog_writer_opts) }
 
