@@ -732,15 +732,47 @@ static void packable_log(struct bigbuf *big)
 	big_put(big, &b);
 }
 
-/* The log in big through a new writer (pack, zstd level): the file. */
+/* opts.tool: what it was given, and the kernel PCs of the samples summed. */
+struct observed {
+	struct pmclog_tool tool;
+	__u64 records, samples, kernel_pcs;
+};
+
+static int observe_record(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	((struct observed *)tool)->records++;
+	(void)rec;
+	return 0;
+}
+
+static int observe_sample(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	struct observed *o = (struct observed *)tool;
+
+	assert_int_equal(rec->length, sizeof(struct pmclog_pcsample));
+	o->samples++;
+	if (!(rec->flags & PMCLOG_HF_USER))
+		o->kernel_pcs += rec->rec.pcsample->pc;
+	return 0;
+}
+
+/*
+ * The log in big through a new writer (pack, zstd level): the file, the
+ * counts, and what its opts.tool saw.
+ */
 static void write_log(const struct bigbuf *in, size_t step, bool pack, int level,
-		      struct bigbuf *out, struct pmclog_stats *st)
+		      struct bigbuf *out, struct pmclog_stats *st,
+		      struct observed *seen)
 {
 	struct pmclog_writer_opts opts = PMCLOG_WRITER_OPTS_INIT;
 	int fd = new_file();
 	struct pmclog_writer *w;
 	struct stat sb;
 
+	*seen = (struct observed){
+		.tool = { .record = observe_record, .pcsample = observe_sample },
+	};
+	opts.tool = &seen->tool;
 	opts.name = "test.pmclog";
 	opts.ksyms = read_kallsyms();
 	opts.pack = pack;
@@ -789,11 +821,15 @@ static void test_packed(void **state)
 	static const size_t steps[] = { 7, 100, 4096, 1 << 20 };
 	struct bigbuf in = { 0 }, ref;
 	struct pmclog_stats ref_st;
+	struct observed ref_seen;
 	size_t ref_types[PMCLOG_TYPE_MAX_KNOWN + 1] = { 0 };
 	(void)state;
 
 	packable_log(&in);
-	write_log(&in, 1 << 20, false, 0, &ref, &ref_st);
+	write_log(&in, 1 << 20, false, 0, &ref, &ref_st, &ref_seen);
+	/* The tool sees the input's records, not the recorder's KSYMBOL. */
+	assert_int_equal(ref_seen.records, ref_st.records - 1);
+	assert_int_equal(ref_seen.samples, 3600);
 	count_types(&ref, ref_types);
 	assert_int_equal(ref_types[PMCLOG_TYPE_PCSAMPLE], 3600);
 	assert_int_equal(ref_types[PMCLOG_TYPE_PCSAMPLES], 0);
@@ -805,11 +841,15 @@ static void test_packed(void **state)
 			struct pmclog_reader *b = pmclog_reader__new(NULL);
 			struct pmclog_record ra, rb;
 			struct pmclog_stats st;
+			struct observed seen;
 			struct bigbuf out;
 			size_t nrec = 0;
 			int ret;
 
-			write_log(&in, steps[i], true, level, &out, &st);
+			write_log(&in, steps[i], true, level, &out, &st, &seen);
+			assert_int_equal(seen.records, ref_seen.records);
+			assert_int_equal(seen.samples, ref_seen.samples);
+			assert_int_equal(seen.kernel_pcs, ref_seen.kernel_pcs);
 			assert_int_equal(st.records, ref_st.records);
 			assert_int_equal(st.bytes, ref_st.bytes);
 			assert_int_equal(st.samples, ref_st.samples);
