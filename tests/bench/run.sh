@@ -10,7 +10,9 @@
 #            million) samples (genlog.c): wall time and peak RSS
 #            (/usr/bin/time -v), BENCH_NATIVE_ROUNDS (3) runs; the
 #            module's sample path built for userland (sample_path.c,
-#            kshim/) under callgrind: instructions per sample
+#            kshim/) under callgrind: instructions per sample; and
+#            the recorder's: libpmclog's writer as pmclog record drives
+#            it (recorder_path.c), packed, unpacked and packed with -z
 #   VM       tests/vm/run.sh boots BENCH_KERNEL (6.1-cloud) once with
 #            tests/bench/vm/10-bench.sh: xz bare / under perf record /
 #            under pmclog record / under pmclog record --bpf (the BPF
@@ -113,6 +115,37 @@ if [[ ${BENCH_NATIVE:-1} != 0 ]]; then
 	else
 		log "no valgrind: the sample path's instructions are not counted"
 	fi
+fi
+
+# ------------------------------------------------------------------
+# Native: the recorder's instructions per sample under callgrind, as
+# pmclog record saves (packed, the default; unpacked; packed with -z).
+
+if [[ ${BENCH_NATIVE:-1} != 0 ]] && command -v valgrind >/dev/null &&
+	command -v callgrind_annotate >/dev/null; then
+	libs=$(sed -n 's/^PMCLOG_LIBS[[:space:]]*:=[[:space:]]*//p' "$repo/tools/pmclog/libs.mk")
+	# shellcheck disable=SC2086 # libs: words for the linker
+	cc -std=gnu11 -O2 -g -Wall -Wextra -Werror \
+		-I"$repo/include/uapi" -I"$repo/tools/pmclog/lib" \
+		-o "$out/recorder_path" "$repo/tests/bench/recorder_path.c" \
+		"$repo/tools/pmclog/libpmclog.a" $libs
+	rp_n=200000
+	for cfg in "0 1 packed" "0 0 unpacked" "1 1 packed-z"; do
+		read -r level pack name <<<"$cfg"
+		valgrind -q --tool=callgrind --callgrind-out-file="$out/callgrind-recorder.out" \
+			"$out/recorder_path" "$rp_n" "$level" "$pack" >"$out/recorder_path.txt"
+		callgrind_annotate --inclusive=yes "$out/callgrind-recorder.out" 2>/dev/null |
+			awk -v n="$rp_n" -v name="$name" -v info="$(cat "$out/recorder_path.txt")" '
+			function num(s) { gsub(/,/, "", s); return s + 0 }
+			$2 ~ /\(/ && match($3, /:pmclog_writer__(write|finish)$/) {
+				f = substr($3, RSTART + 1); if (num($1) > ir[f]) ir[f] = num($1) }
+			END { split(info, a, /[ =]/)
+				for (i = 1; i < length(a); i++) kv[a[i]] = a[i + 1]
+				printf "recorder %s samples=%d ir=%.1f bytes=%.2f\n", name, n,
+					(ir["pmclog_writer__write"] + ir["pmclog_writer__finish"]) / n,
+					kv["file"] / n }' >>"$out/native.txt"
+		log "recorder: $(tail -n 1 "$out/native.txt")"
+	done
 fi
 
 # ------------------------------------------------------------------

@@ -58,6 +58,7 @@ function mmaprow(key, what, name,   b, ti, t, md, madd, mcell, ratio) {
 /^native / { add("native_secs", kv($0, "secs")); add("native_rss", kv($0, "rss_kb") / 1024)
 	nsamples = kv($0, "samples"); nbytes = kv($0, "bytes") }
 /^callgrind / { cg_take = kv($0, "take_ir"); cg_drain = kv($0, "drain_ir") }
+/^recorder / { rp_ir[$2] = kv($0, "ir"); rp_bytes[$2] = kv($0, "bytes") }
 /^have_perf=/ { have_perf = kv(" " $0, "have_perf") + 0; clock = kv($0, "clocksource"); icount = kv($0, "icount") }
 /^run / {
 	t = kv($0, "tool"); m = kv($0, "mode"); r = kv($0, "rate"); rateseen[r] = 1; modeseen[m] = 1
@@ -115,6 +116,16 @@ END {
 		row("sample path, instructions per sample", "-",
 			sprintf("%.0f + %.0f drain", cg_take, cg_drain), "-", "callgrind, 20 kHz, one CPU")
 		j = j sprintf(", \"sample_take_instructions\": %s, \"sample_drain_instructions\": %s", cg_take, cg_drain)
+	}
+	if ("packed" in rp_ir) {
+		row("recorder, instructions per sample", "-",
+			sprintf("%.0f (%.0f unpacked)", rp_ir["packed"], rp_ir["unpacked"]),
+			"-", sprintf("callgrind; -z: %.0f", rp_ir["packed-z"]))
+		row("  its bytes per sample", "-",
+			sprintf("%.1f (%.1f unpacked)", rp_bytes["packed"], rp_bytes["unpacked"]),
+			"-", sprintf("-z: %.1f", rp_bytes["packed-z"]))
+		j = j sprintf(", \"recorder_instructions\": {\"packed\": %s, \"unpacked\": %s, \"packed_z\": %s}",
+			rp_ir["packed"], rp_ir["unpacked"], rp_ir["packed-z"])
 	}
 	j = j "},\n  \"vm\": ["
 	nr = sorted(rateseen, rl)
