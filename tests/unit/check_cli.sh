@@ -81,7 +81,7 @@ expect 64 "an unknown option" report --no-such-option "$tmp/full.pmclog"
 has "$tmp/err" "pmclog report: unknown option '--no-such-option'" "an unknown option is named"
 empty "$tmp/out" "an unknown option: nothing on stdout"
 expect 64 "an ambiguous option" record --no -- true
-has "$tmp/err" "ambiguous option '--no': --no-inherit, --no-bpf, --no-kallsyms?" "an ambiguous option names the candidates"
+has "$tmp/err" "ambiguous option '--no': --no-inherit, --no-pack, --no-bpf, --no-kallsyms?" "an ambiguous option names the candidates"
 expect 64 "an argument to an option that takes none" report --stdio=yes "$tmp/full.pmclog"
 has "$tmp/err" "option '--stdio' takes no argument" "an argument to a flag is refused by name"
 expect 64 "an option without its argument" report "$tmp/full.pmclog" --sort
