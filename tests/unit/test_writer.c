@@ -27,6 +27,20 @@
 #include "pmclog_reader.h"
 #include "pmclog_writer.h"
 
+/* realloc() fails once this many more calls have succeeded; -1: never. */
+static int reallocs_until_failure = -1;
+
+void *__real_realloc(void *p, size_t size);
+
+void *__wrap_realloc(void *p, size_t size)
+{
+	if (reallocs_until_failure >= 0 && !reallocs_until_failure--) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __real_realloc(p, size);
+}
+
 #define KTEXT	0xffffffff91000000ULL
 #define MTEXT	0xffffffffc0001000ULL
 
@@ -385,7 +399,7 @@ static void test_after_closelog(void **state)
 	assert_int_equal(out.len, b.len);
 	assert_int_equal(pmclog_writer__stats(w)->records, LB_FULL_LOG_RECORDS);
 	assert_int_equal(pmclog_writer__stats(w)->samples_dropped, 5);
-	assert_non_null(strstr(said, "test.pmclog: 32 bytes after CLOSELOG"));
+	assert_non_null(strstr(said, "test.pmclog: bytes after CLOSELOG (offset "));
 	pmclog_writer__free(w);
 	close(fd);
 }
@@ -894,6 +908,61 @@ static void test_packed(void **state)
 	assert_string_equal(said, "");
 }
 
+/*
+ * Out of memory for the start of a record that a write(2) leaves
+ * incomplete: that start, and all after it, is saved as it came, after
+ * the run being packed that came before it (the file once had the
+ * PCSAMPLES after those bytes, where no reader found it).
+ */
+static void test_packed_out_of_memory(void **state)
+{
+	struct pmclog_writer_opts opts = PMCLOG_WRITER_OPTS_INIT;
+	static struct logbuf b, out;
+	struct pmclog_reader *r;
+	struct pmclog_record rec;
+	struct pmclog_writer *w;
+	int fd = new_file();
+	size_t s1, end;
+	(void)state;
+
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	s1 = lb_pcsample(&b, 0, 7, 7, 0x401000, 1);
+	lb_pcsample(&b, 0, 7, 7, 0x401010, 1);
+	end = b.len;
+	memset(b.data + end, 0xee, 10);		/* a record's first 10 bytes */
+	opts.name = "test.pmclog";
+	opts.pack = true;
+	w = pmclog_writer__new(fd, &opts);
+	assert_non_null(w);
+	assert_int_equal(pmclog_writer__write(w, b.data, s1), 0);
+	/* The next realloc() is the one for the 10 bytes held back. */
+	reallocs_until_failure = 0;
+	assert_int_equal(pmclog_writer__write(w, b.data + s1, end + 10 - s1), 0);
+	reallocs_until_failure = -1;
+	assert_int_equal(pmclog_writer__finish(w), 0);
+	assert_non_null(strstr(said, "test.pmclog: out of memory: the log is saved as read from offset 120 on, but not counted"));
+	file_contents(fd, &out);
+	assert_int_equal(out.len, s1 + PMCLOG_RECORD_LEN(sizeof(struct pmclog_pcsamples) + 4) + 10);
+	assert_memory_equal(out.data + out.len - 10, b.data + end, 10);
+	r = pmclog_reader__new(NULL);
+	assert_non_null(r);
+	assert_int_equal(pmclog_reader__feed(r, out.data, out.len), 0);
+	assert_int_equal(pmclog_reader__feed_eof(r), 0);
+	assert_int_equal(pmclog_reader__next(r, &rec), 1);
+	assert_int_equal(rec.type, PMCLOG_TYPE_INITIALIZE);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(pmclog_reader__next(r, &rec), 1);
+		assert_int_equal(rec.type, PMCLOG_TYPE_PCSAMPLE);
+		assert_int_equal(rec.rec.pcsample->pc, 0x401000 + 16 * i);
+	}
+	assert_int_equal(pmclog_reader__next(r, &rec), -EBADMSG);
+	assert_true(pmclog_reader__truncated(r));
+	pmclog_reader__free(r);
+	pmclog_writer__free(w);
+	close(fd);
+}
+
 /* Options that a newer library would know are refused; ksyms freed. */
 static void test_bad_opts(void **state)
 {
@@ -924,6 +993,7 @@ int main(void)
 		cmocka_unit_test_setup(test_write_error, setup),
 		cmocka_unit_test_setup(test_compressed, setup),
 		cmocka_unit_test_setup(test_packed, setup),
+		cmocka_unit_test_setup(test_packed_out_of_memory, setup),
 		cmocka_unit_test_setup(test_bad_opts, setup),
 	};
 

@@ -255,7 +255,9 @@ static inline size_t pmclog_delta_put(unsigned char *p, __u64 from, __u64 to)
 
 /*
  * Read a delta from [p, end) and add it to *v: the bytes read, or 0 when
- * there is none there (it runs past end, past 10 bytes, or past 64 bits).
+ * there is none there (it runs past end, or past 64 bits: a 10th byte
+ * above 1, which would also go on).  A longer encoding than needed (a
+ * last byte 0 after others) is read for its value.
  */
 static inline size_t pmclog_delta_get(const unsigned char *p,
 				      const unsigned char *end, __u64 *v)
@@ -264,8 +266,7 @@ static inline size_t pmclog_delta_get(const unsigned char *p,
 	size_t n = 0;
 
 	do {
-		if (p + n == end || n == PMCLOG_DELTA_MAX ||
-		    (n == PMCLOG_DELTA_MAX - 1 && p[n] > 1))
+		if (p + n == end || (n == PMCLOG_DELTA_MAX - 1 && p[n] > 1))
 			return 0;
 		u |= (__u64)(p[n] & 0x7f) << (7 * n);
 	} while (p[n++] & 0x80);

@@ -521,13 +521,17 @@ static void take_sample(struct pmclog_writer *w, const void *p, __u64 off)
 		save(w, &s, sizeof(s));
 }
 
-/* From log offset off on, n bytes are saved as they come, uncounted. */
-static void stop_decoding(struct pmclog_writer *w, __u64 off, size_t n, int ret)
+/*
+ * From log offset off on, the input is saved as it comes, uncounted; the
+ * run being packed, which came before, is saved first.
+ */
+static void stop_decoding(struct pmclog_writer *w, __u64 off, int ret)
 {
+	pack_flush(w);
 	w->undecoded = true;
 	if (ret == 0)
-		pr_warn("%s: %llu bytes after CLOSELOG (offset %llu), which ends a log: saved as read, not counted\n",
-			w->name, (unsigned long long)n, (unsigned long long)off);
+		pr_warn("%s: bytes after CLOSELOG (offset %llu), which ends a log: saved as read, not counted\n",
+			w->name, (unsigned long long)off);
 	else if (ret == -ENOMEM)
 		pr_warn("%s: out of memory: the log is saved as read from offset %llu on, but not counted\n",
 			w->name, (unsigned long long)off);
@@ -588,8 +592,7 @@ static ssize_t next_record(struct pmclog_writer *w, const unsigned char *p,
 	if (h.magic != PMCLOG_HEADER_MAGIC || h.length < sizeof(h) ||
 	    h.length % PMCLOG_RECORD_ALIGN) {
 		/* The reader says what is wrong with it. */
-		pack_flush(w);
-		stop_decoding(w, off, n, take_record(w, p, n, off));
+		stop_decoding(w, off, take_record(w, p, n, off));
 		return -1;
 	}
 	if (n < h.length)
@@ -597,7 +600,7 @@ static ssize_t next_record(struct pmclog_writer *w, const unsigned char *p,
 	pack_flush(w);
 	ret = take_record(w, p, h.length, off);
 	if (ret != 1) {
-		stop_decoding(w, off, n, ret);
+		stop_decoding(w, off, ret);
 		return -1;
 	}
 	return h.length;
@@ -718,7 +721,7 @@ int pmclog_writer__write(struct pmclog_writer *w, const void *buf, size_t len)
 		size_t n = want - w->len < len ? want - w->len : len;
 
 		if (n && PMCLOG_GROW(w->buf, w->cap, w->len + n)) {
-			stop_decoding(w, w->base, w->len, -ENOMEM);
+			stop_decoding(w, w->base, -ENOMEM);
 			n = 0;
 		}
 		memcpy(w->buf + w->len, p, n);
@@ -735,7 +738,7 @@ int pmclog_writer__write(struct pmclog_writer *w, const void *buf, size_t len)
 	len -= k;
 	/* Held back for the next call: the start of an incomplete record. */
 	if (len && PMCLOG_GROW(w->buf, w->cap, w->len + len)) {
-		stop_decoding(w, w->base, len, -ENOMEM);
+		stop_decoding(w, w->base, -ENOMEM);
 		take_input(w, p, len);
 		len = 0;
 	}

@@ -3,9 +3,12 @@
  * libpmclog writer: save a log as the device hands it over, and complete
  * it as the ABI says a recorder does.
  *
- * The bytes are saved as they come, never altered; the writer decodes
- * them as it goes (a memory pmclog_reader, the one decode path) to keep
- * the counts (pmclog_stats) and to place the records the recorder adds
+ * The bytes are saved as they come, except that with opts.pack each run
+ * of one thread's PCSAMPLEs is saved as a PCSAMPLES, which readers turn
+ * back into the same PCSAMPLEs.  The writer decodes them as it goes (a
+ * memory pmclog_reader for all but those samples, which it checks as
+ * the reader would) to keep the counts (pmclog_stats) and to place the
+ * records the recorder adds
  * (PMCLOG_HF_SYNTH): the KSYMBOLs of the kernel functions the samples
  * fell in, and the BUILDIDs of the kernel and of the modules loaded at
  * START, go just before CLOSELOG, with INITIALIZE's tstamp and cpu, or
