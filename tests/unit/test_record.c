@@ -483,7 +483,7 @@ static size_t file_size(void)
  * CLOSELOG last, the two samples of one thread packed into a PCSAMPLES
  * by default, as read back; the summary counts them.  --no-pack saves
  * the log as it came; -z compresses it (zstd), --compression-level 0
- * not again.
+ * not again; -g compresses by default.
  */
 static void test_whole_recording(void **state)
 {
@@ -542,6 +542,14 @@ static void test_whole_recording(void **state)
 	assert_int_equal(run_record(&secs, "--no-kallsyms", "--compression-level", "0",
 				    "-z", "-o", out_path, "--", "true", NULL), 0);
 	assert_true(file_is_zstd());
+	/* With -g, compressed unless told otherwise: stacks are what zstd is for. */
+	assert_int_equal(run_record(&secs, "--no-kallsyms", "-g", "-o", out_path,
+				    "--", "true", NULL), 0);
+	assert_true(file_is_zstd());
+	assert_int_equal(fake.allocs[0].flags & PMCLOG_PMC_F_CALLCHAIN, PMCLOG_PMC_F_CALLCHAIN);
+	assert_int_equal(run_record(&secs, "--no-kallsyms", "--compression-level", "0", "-g",
+				    "-o", out_path, "--", "true", NULL), 0);
+	assert_false(file_is_zstd());
 	assert_int_equal(run_record(&secs, "--compression-level", "23", "-o", out_path,
 				    "--", "true", NULL), 64);
 	assert_non_null(strstr(read_file(err_path), "--compression-level 23: 0 (none) to 22"));

@@ -84,15 +84,20 @@ struct record_opts {
 	const char *archive;	/* --archive DIR; NULL if none */
 	bool callchain;		/* -g */
 	unsigned int callchain_depth;	/* --callchain-depth; 0: the module's */
-	/* zstd level of the saved log (-z, --compression-level); 0: none */
+	/*
+	 * zstd level of the saved log (-z, --compression-level); 0: none;
+	 * -1 until given: Z_LEVEL with -g, else 0.
+	 */
 	int compression_level;
 };
 
 /*
- * -z, as perf record -z: level 1, fast and most of the gain.  Not the
- * default: the samples are packed (PCSAMPLES) without it, 5 to 8 bytes
- * each, and zstd takes that down by a fifth for several hundred
- * instructions a sample (README, "Benchmark").
+ * -z, as perf record -z: level 1, fast and most of the gain.  The
+ * default with -g only: the samples are packed (PCSAMPLES) without it, 5
+ * to 8 bytes each, and zstd takes that down by a fifth for several
+ * hundred instructions a sample (README, "Benchmark"); a stack is 32
+ * bytes and 8 a frame, which zstd takes down to a few, for less than the
+ * walk of the stack cost.
  */
 #define Z_LEVEL	1
 
@@ -409,11 +414,12 @@ const struct cmd_usage record_usage = {
 			     "stack (default: the module's callchain_max_depth,\n"
 			     "127); implies -g"),
 		OPT_CALLBACK('z', NULL, NULL, parse_compress,
-			     "save the log compressed (zstd, level " STR(Z_LEVEL) "); report\n"
-			     "and dump read it as it is"),
+			     "save the log compressed (zstd, level " STR(Z_LEVEL) "; the\n"
+			     "default with -g); report and dump read it as it is"),
 		OPT_CALLBACK(0, "compression-level", "N", parse_compression_level,
 			     "zstd level N of the saved log, 1 (fast, as -z)\n"
-			     "to 22 (small); 0: uncompressed, the default"),
+			     "to 22 (small); 0: uncompressed (the default\n"
+			     "without -g)"),
 		OPT_BOOL(0, "no-pack", struct record_opts, no_pack, true, 0,
 			 "save each sample as the module wrote it, a 32-byte\n"
 			 "PCSAMPLE, not runs of them packed into PCSAMPLES\n"
@@ -444,9 +450,12 @@ static int parse_options_record(int argc, char **argv, struct record_opts *o)
 
 	o->output = DEFAULT_OUTPUT;
 	o->inherit = true;
+	o->compression_level = -1;
 	ret = parse_options(&record_usage, argc, argv, o, &first);
 	if (ret)
 		return ret;
+	if (o->compression_level < 0)
+		o->compression_level = o->callchain ? Z_LEVEL : 0;
 	if (first < argc)
 		o->cmd = argv + first;
 	ret = check_options(o);
