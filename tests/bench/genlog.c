@@ -27,6 +27,8 @@
 #include <unistd.h>
 #include <linux/pmclog.h>
 
+#include "xorshift.h"
+
 #define T0		1000000000ULL
 #define TICK_NS		4000000ULL	/* HZ=250 */
 #define KBASE		0xffffffff81000000ULL
@@ -42,16 +44,7 @@ struct text {
 
 static FILE *out;
 static const char *out_path;
-static __u64 rng = 0x9e3779b97f4a7c15ULL;
 static __u64 nrecords;
-
-static __u64 next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 static void put(void *rec, unsigned int type, size_t len, __u16 cpu,
 		__u8 flags, __u64 ts)

@@ -18,21 +18,14 @@
 #include <unistd.h>
 #include <linux/pmclog.h>
 
+#include "xorshift.h"
+
 #include "pmclog_writer.h"
 
 #define PER_WRITE	1000
 #define KBASE		0xffffffff81000000ULL
 #define UBASE		0x55d0c0a00000ULL
 
-static __u64 rng = 0x9e3779b97f4a7c15ULL;
-
-static __u64 next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 static void header(void *rec, unsigned int type, size_t len, __u8 flags,
 		   __u8 pmcid, __u64 ts)

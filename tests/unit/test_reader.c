@@ -760,6 +760,27 @@ static void test_pcsamples_unpacked(void **state)
 	}
 }
 
+/*
+ * A log of a PCSAMPLES of two samples whose deltas are the size bytes at
+ * d, as they are, and CLOSELOG: the PCSAMPLES' offset.
+ */
+static size_t pcsamples_raw(struct logbuf *b, const unsigned char *d, __u32 size)
+{
+	struct pmclog_pcsamples r = {
+		.header.pmcid = 1, .header.flags = PMCLOG_HF_USER,
+		.pid = 42, .tid = 42, .pc = 0x401000, .count = 2, .size = size,
+	};
+	size_t off;
+
+	memset(b, 0, sizeof(*b));
+	lb_initialize(b);
+	off = lb_put(b, PMCLOG_TYPE_PCSAMPLES, PMCLOG_RECORD_LEN(sizeof(r) + size),
+		     &r, sizeof(r));
+	memcpy(b->data + off + sizeof(r), d, size);
+	lb_closelog(b, 2, 0, 0);
+	return off;
+}
+
 /* A PCSAMPLES that cannot be unpacked is refused before any sample. */
 static void test_pcsamples_malformed(void **state)
 {
@@ -801,28 +822,26 @@ static void test_pcsamples_malformed(void **state)
 		     "PCSAMPLES record at offset 56: the deltas of sample 2 of 3 are cut or malformed at byte 42");
 
 	/* A delta longer than 64 bits: 10 bytes, the last above 1. */
-	PCSAMPLES_LOG(2);
-	lb_header(&b, off)->length = 56;
-	ps->size = 10;
-	memset(ps->deltas, 0xff, 9);
-	ps->deltas[9] = 0x02;
-	memset(&b.data[off + 50], 0, 6);
-	b.len = off + 56;
-	lb_closelog(&b, 2, 0, 0);
-	assert_error(&b, EBADMSG, off,
-		     "PCSAMPLES record at offset 56: the deltas of sample 2 of 2 are cut or malformed at byte 40");
+	{
+		static const unsigned char d[] = {
+			0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02,
+		};
+
+		off = pcsamples_raw(&b, d, sizeof(d));
+		assert_error(&b, EBADMSG, off,
+			     "PCSAMPLES record at offset 56: the deltas of sample 2 of 2 are cut or malformed at byte 40");
+	}
 	/* ... and 11 bytes. */
-	PCSAMPLES_LOG(2);
-	lb_header(&b, off)->length = 56;
-	ps->size = 12;
-	memset(ps->deltas, 0x80, 10);
-	ps->deltas[10] = 0x01;
-	ps->deltas[11] = 0x01;
-	memset(&b.data[off + 56], 0, 8);
-	b.len = off + 56;
-	lb_closelog(&b, 2, 0, 0);
-	assert_error(&b, EBADMSG, off,
-		     "PCSAMPLES record at offset 56: the deltas of sample 2 of 2 are cut or malformed at byte 40");
+	{
+		static const unsigned char d[] = {
+			0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+			0x01, 0x01,
+		};
+
+		off = pcsamples_raw(&b, d, sizeof(d));
+		assert_error(&b, EBADMSG, off,
+			     "PCSAMPLES record at offset 56: the deltas of sample 2 of 2 are cut or malformed at byte 40");
+	}
 
 	/* Deltas left over after the last sample. */
 	PCSAMPLES_LOG(2);
