@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -146,12 +147,13 @@ struct recorder {
 		bool threaded;		/* else read in kallsyms_start() */
 		int nice;		/* the recorder's, to go back to */
 		/*
-		 * tid, hurry, and done's store against the setpriority() of
-		 * that tid: the thread does not exit (freeing its tid) in
-		 * between.
+		 * tid, idle, hurry, and done's store against the change of
+		 * that tid's priority: the thread does not exit (freeing its
+		 * tid) in between.
 		 */
 		pthread_mutex_t lock;
-		pid_t tid;		/* the thread's, once at nice 19; or 0 */
+		pid_t tid;		/* the thread's, once out of the way; or 0 */
+		bool idle;		/* SCHED_IDLE, else nice 19 */
 		bool hurry;		/* the recording is over: back to nice */
 		atomic_bool done;	/* the thread has finished */
 		struct pmclog_kallsyms *ks;
@@ -780,6 +782,39 @@ static long long ms_since(const struct timespec *t0)
 #define KALLSYMS	"/proc/kallsyms"
 
 /*
+ * Put the calling thread @tid out of the way of everything else: SCHED_IDLE
+ * (beside one busy thread on its CPU it gets 0.3% of it, where nice 19
+ * gets 1.5%), or nice 19 when the thread could not come back from
+ * SCHED_IDLE.  The kernel lets a thread leave SCHED_IDLE only
+ * as far as it may lower its nice value (RLIMIT_NICE, CAP_SYS_NICE in the
+ * initial namespace); that is asked of the kernel itself, by going from
+ * nice 19 back to @nice first.  Returns whether it is SCHED_IDLE.
+ */
+static bool kallsyms_idle(pid_t tid, int nice)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	setpriority(PRIO_PROCESS, (id_t)tid, 19);
+	if (setpriority(PRIO_PROCESS, (id_t)tid, nice))
+		return false;
+	if (!sched_setscheduler(tid, SCHED_IDLE, &sp))
+		return true;
+	setpriority(PRIO_PROCESS, (id_t)tid, 19);
+	return false;
+}
+
+/* Back to the recorder's priority; kr->lock held, kr->tid set. */
+static void kallsyms_unidle(struct kallsyms_reader *kr)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	if (kr->idle)
+		sched_setscheduler(kr->tid, SCHED_OTHER, &sp);
+	else
+		setpriority(PRIO_PROCESS, (id_t)kr->tid, kr->nice);
+}
+
+/*
  * The kernel's text symbols, each module's ending with its core
  * (pmclog_kallsyms__bound()): the thread of kallsyms_start().  At the
  * lowest priority, so that a command on every CPU is not slowed by it.
@@ -798,12 +833,13 @@ static void *kallsyms_thread(void *arg)
 	 */
 	if (kr->threaded) {
 		pid_t tid = (pid_t)syscall(SYS_gettid);
+		bool idle = kallsyms_idle(tid, kr->nice);
 
-		setpriority(PRIO_PROCESS, (id_t)tid, 19);
 		pthread_mutex_lock(&kr->lock);
 		kr->tid = tid;
+		kr->idle = idle;
 		if (kr->hurry)
-			setpriority(PRIO_PROCESS, (id_t)tid, kr->nice);
+			kallsyms_unidle(kr);
 		pthread_mutex_unlock(&kr->lock);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -844,6 +880,7 @@ static void kallsyms_start(struct recorder *rec)
 	kr->nice = errno ? 0 : nice;
 	kr->tid = 0;
 	kr->hurry = false;
+	kr->idle = false;
 	atomic_init(&kr->done, false);
 	pthread_mutex_init(&kr->lock, NULL);
 	kr->threaded = true;
@@ -869,15 +906,16 @@ static void kallsyms_collect(struct recorder *rec, bool wait)
 		return;
 	if (kr->threaded) {
 		/*
-		 * At nice 19 beside busy CPUs the thread may not have run
-		 * yet: the recording is over, nothing is left to yield to.
-		 * Back to the recorder's nice, if we may (CAP_SYS_NICE or
-		 * RLIMIT_NICE): else it finishes at 19, sampling stopped at least.
+		 * At the lowest priority beside busy CPUs the thread may not
+		 * have run yet: the recording is over, nothing is left to
+		 * yield to.  Back to the recorder's priority: from SCHED_IDLE
+		 * it may, else if it may (CAP_SYS_NICE or RLIMIT_NICE), or it
+		 * finishes at nice 19, sampling stopped at least.
 		 */
 		pthread_mutex_lock(&kr->lock);
 		kr->hurry = true;
 		if (kr->tid && !atomic_load(&kr->done))
-			setpriority(PRIO_PROCESS, (id_t)kr->tid, kr->nice);
+			kallsyms_unidle(kr);
 		pthread_mutex_unlock(&kr->lock);
 		pthread_join(kr->thread, NULL);
 	}

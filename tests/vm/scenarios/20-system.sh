@@ -78,21 +78,31 @@ else
 fi
 
 # With the kernel's symbols (the default), over two busy loops that keep
-# the recorder's nice-19 kallsyms thread from running: the recording
+# the recorder's SCHED_IDLE kallsyms thread from running: the recording
 # stops when the command exits, before the recorder waits for that
 # thread.  It did not: sampling went on while the thread read
 # /proc/kallsyms after the command (1.5-3 s under TCG), the recorder's
 # own reading then made up 25-80% of the samples, and at 20 kHz filled
-# the log while nobody copied it.
+# the log while nobody copied it.  A second into the loops the command
+# lists the recorder's threads' scheduling policies (stat's field 41):
+# the thread's is SCHED_IDLE (5); at nice 19, as it was, it took the
+# scheduler's minimum slice of a busy CPU every period.
 LOG2=$OUT/sys2.pmclog
 TXT2=$OUT/sys2.txt
 bounded 60 pmclog record -a -F "$HZ_REQ" -o "$LOG2" -- \
-	sh -c "echo \$\$ >$OUT/sh.pid; /bin/busy 2 & /bin/busy 2; wait" \
+	sh -c "echo \$\$ >$OUT/sh.pid; /bin/busy 2 & /bin/busy 2 & sleep 1
+		for t in /proc/\$PPID/task/*; do echo \$(sed 's/.*) //' \$t/stat | cut -d' ' -f39); done >$OUT/policies.txt
+		wait" \
 	>"$OUT/record2.out" 2>"$OUT/record2.err"
 is "$?" 0 "pmclog record -a -- two busy loops exits 0" ||
 	diag "record: $(tail -n 3 "$OUT/record2.err")"
 shpid=$(cat "$OUT/sh.pid" 2>/dev/null)
 dump_log "$LOG2" "$TXT2" || diag "dump: $(tail -n 3 "$TXT2.err")"
+diag "the recorder's threads' policies: $(tr '\n' ' ' <"$OUT/policies.txt" 2>/dev/null)"
+is "$(grep -c '^5$' "$OUT/policies.txt" 2>/dev/null)" 1 \
+	"over busy CPUs the recorder reads /proc/kallsyms in one SCHED_IDLE thread"
+at_least "$(grep -c '^KSYMBOL .* synth=1 ' "$TXT2")" 1 \
+	"the recorder's kernel symbols, read after the command, are in the log"
 # Stamps as numbers (+ 0): kv_awk's values are strings, and as strings a
 # stamp of 9.9 s ("99...", ten digits) sorts after one of 10.1 s, which
 # counted every sample of a recording that crossed 10 s of uptime as
