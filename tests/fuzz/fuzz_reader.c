@@ -18,6 +18,7 @@
 #include "pmclog_common.h"
 #include "pmclog_format.h"
 #include "pmclog_writer.h"
+#include "rec_list.h"
 
 /*
  * The file of a writer given data in chunks, in *len bytes of malloc();
@@ -56,17 +57,20 @@ static unsigned char *written(const uint8_t *data, size_t size, size_t chunk,
 
 /*
  * Unpacked, the file is the input; packed, it reads back as the same
- * records, up to the same end or error; the counts are the same.
+ * records, in an order that packing keeps (rec_list.h: samples of
+ * different CPUs may move past one another), up to the same end or
+ * error; the counts are the same.
  */
 static void check_writer(const uint8_t *data, size_t size, size_t chunk)
 {
 	struct pmclog_stats sa, sb;
-	size_t alen, blen, n = 0;
+	size_t alen, blen, at;
 	unsigned char *a = written(data, size, chunk, false, &alen, &sa);
 	unsigned char *b = written(data, size, chunk, true, &blen, &sb);
 	struct pmclog_reader *ra = pmclog_reader__new(NULL);
 	struct pmclog_reader *rb = pmclog_reader__new(NULL);
-	struct pmclog_record ea, eb;
+	struct rec_list la, lb;
+	const char *why;
 	int reta, retb;
 
 	if (!ra || !rb)
@@ -83,16 +87,15 @@ static void check_writer(const uint8_t *data, size_t size, size_t chunk)
 	pmclog_reader__feed(rb, b, blen);
 	pmclog_reader__feed_eof(ra);
 	pmclog_reader__feed_eof(rb);
-	while ((reta = pmclog_reader__next(ra, &ea)) == 1) {
-		retb = pmclog_reader__next(rb, &eb);
-		FZ_CHECK(retb == 1, "record %zu: packed, the log ends (%d)", n, retb);
-		FZ_CHECK(ea.type == eb.type && ea.length == eb.length &&
-			 !memcmp(ea.rec.header, eb.rec.header, ea.length),
-			 "record %zu (type %u) differs once packed", n, ea.type);
-		n++;
-	}
-	retb = pmclog_reader__next(rb, &eb);
-	FZ_CHECK(reta == retb, "after %zu records: %d unpacked, %d packed", n, reta, retb);
+	reta = rec_list_read(ra, &la);
+	retb = rec_list_read(rb, &lb);
+	if (reta == -ENOMEM || retb == -ENOMEM)
+		fz_fail("out of memory");
+	why = rec_list_packed_diff(&la, &lb, &at);
+	FZ_CHECK(!why, "record %zu once packed: %s", at, why ? why : "");
+	FZ_CHECK(reta == retb, "after %zu records: %d unpacked, %d packed", la.n, reta, retb);
+	rec_list_free(&la);
+	rec_list_free(&lb);
 	pmclog_reader__free(ra);
 	pmclog_reader__free(rb);
 	free(a);

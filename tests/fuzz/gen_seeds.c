@@ -124,6 +124,17 @@ static void reader_seeds(void)
 		write_seed("pcsamples", &c, 1, future.data, future.len);
 		c = 9;
 		write_seed("pcsamples-split10", &c, 1, future.data, future.len);
+		/* Two CPUs in turn, as the BPF collector's ring gives them. */
+		memset(&future, 0, sizeof(future));
+		lb_initialize(&future);
+		for (int i = 0; i < 12; i++) {
+			lb_pcsample(&future, i % 2, 42 + i % 2, 42 + i % 2, 0x401000 + 16 * i, 1);
+			if (i == 6)
+				lb_callchain(&future, LB_TS_BASE, 0, 42, 42, 1, 0, NULL, 0, pc, 2);
+		}
+		lb_closelog(&future, 12, 0, 0);
+		c = 255;
+		write_seed("pcsamples-cpus", &c, 1, future.data, future.len);
 	}
 	/* Compressed as pmclog record saves logs: whole, and fed in pieces. */
 	{

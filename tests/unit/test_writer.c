@@ -23,14 +23,27 @@
 
 #include "log_builder.h"
 #include "print_capture.h"
+#include "rec_list.h"
 #include "pmclog_common.h"
 #include "pmclog_reader.h"
 #include "pmclog_writer.h"
 
 /* realloc() fails once this many more calls have succeeded; -1: never. */
 static int reallocs_until_failure = -1;
+/* The same for calloc(): the writer's packing runs. */
+static int callocs_until_failure = -1;
 
 void *__real_realloc(void *p, size_t size);
+void *__real_calloc(size_t n, size_t size);
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	if (callocs_until_failure >= 0 && !callocs_until_failure--) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __real_calloc(n, size);
+}
 
 void *__wrap_realloc(void *p, size_t size)
 {
@@ -770,6 +783,9 @@ static int observe_sample(struct pmclog_tool *tool, const struct pmclog_record *
 	return 0;
 }
 
+/* What callocs_until_failure is while write_log() writes. */
+static int write_log_calloc_fails = -1;
+
 /*
  * The log in big through a new writer (pack, zstd level): the file, the
  * counts, and what its opts.tool saw.
@@ -793,11 +809,13 @@ static void write_log(const struct bigbuf *in, size_t step, bool pack, int level
 	opts.compression_level = level;
 	w = pmclog_writer__new(fd, &opts);
 	assert_non_null(w);
+	callocs_until_failure = write_log_calloc_fails;
 	for (size_t off = 0; off < in->len; off += step) {
 		size_t n = in->len - off < step ? in->len - off : step;
 
 		assert_int_equal(pmclog_writer__write(w, in->data + off, n), 0);
 	}
+	callocs_until_failure = -1;
 	assert_int_equal(pmclog_writer__finish(w), 0);
 	*st = *pmclog_writer__stats(w);
 	assert_int_equal(fstat(fd, &sb), 0);
@@ -822,9 +840,34 @@ static void count_types(const struct bigbuf *f, size_t *n)
 	}
 }
 
+/* A file's records as a reader returns them, to its CLOSELOG. */
+static void read_records(const struct bigbuf *f, struct rec_list *l)
+{
+	struct pmclog_reader *rd = pmclog_reader__new(NULL);
+
+	assert_non_null(rd);
+	assert_int_equal(pmclog_reader__feed(rd, f->data, f->len), 0);
+	assert_int_equal(pmclog_reader__feed_eof(rd), 0);
+	assert_int_equal(rec_list_read(rd, l), 0);
+	assert_int_equal(pmclog_reader__end(rd), PMCLOG_READER_END_CLOSELOG);
+	pmclog_reader__free(rd);
+}
+
+/* out has ref's records in an order that packing keeps (rec_list.h). */
+static void assert_same_records(const struct rec_list *ref, const struct rec_list *out)
+{
+	size_t at;
+	const char *why = rec_list_packed_diff(ref, out, &at);
+
+	if (why)
+		fail_msg("record %zu: %s", at, why);
+}
+
 /*
  * Packed, the log reads back as the same records, byte for byte, as the
- * log saved unpacked (the recorder's KSYMBOLs included: the packed
+ * log saved unpacked, in the order packing keeps (a lone sample of CPU 1
+ * moves out of the run of CPU 2 around it; the recorder's KSYMBOLs
+ * included: the packed
  * samples mark their kernel functions too), with the same counts, in a
  * third of the bytes or less (a sample of the first 2000 takes 4 to 6
  * bytes, of the last 1600 about 14); however the input was split,
@@ -834,6 +877,7 @@ static void test_packed(void **state)
 {
 	static const size_t steps[] = { 7, 100, 4096, 1 << 20 };
 	struct bigbuf in = { 0 }, ref;
+	struct rec_list ref_recs;
 	struct pmclog_stats ref_st;
 	struct observed ref_seen;
 	size_t ref_types[PMCLOG_TYPE_MAX_KNOWN + 1] = { 0 };
@@ -849,16 +893,13 @@ static void test_packed(void **state)
 	assert_int_equal(ref_types[PMCLOG_TYPE_PCSAMPLES], 0);
 	assert_int_equal(ref_types[PMCLOG_TYPE_KSYMBOL], 1);
 	assert_int_equal(ref_st.samples, 3600);
+	read_records(&ref, &ref_recs);
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		for (int level = 0; level <= 3; level += 3) {
-			struct pmclog_reader *a = pmclog_reader__new(NULL);
-			struct pmclog_reader *b = pmclog_reader__new(NULL);
-			struct pmclog_record ra, rb;
+			struct rec_list out_recs;
 			struct pmclog_stats st;
 			struct observed seen;
 			struct bigbuf out;
-			size_t nrec = 0;
-			int ret;
 
 			write_log(&in, steps[i], true, level, &out, &st, &seen);
 			assert_int_equal(seen.records, ref_seen.records);
@@ -881,28 +922,141 @@ static void test_packed(void **state)
 				assert_int_equal(types[PMCLOG_TYPE_KSYMBOL], 1);
 				assert_int_equal(types[PMCLOG_TYPE_CALLCHAIN], 11);
 			}
-			assert_non_null(a);
-			assert_non_null(b);
-			assert_int_equal(pmclog_reader__feed(a, ref.data, ref.len), 0);
-			assert_int_equal(pmclog_reader__feed(b, out.data, out.len), 0);
-			assert_int_equal(pmclog_reader__feed_eof(a), 0);
-			assert_int_equal(pmclog_reader__feed_eof(b), 0);
-			while ((ret = pmclog_reader__next(a, &ra)) == 1) {
-				assert_int_equal(pmclog_reader__next(b, &rb), 1);
-				assert_int_equal(rb.type, ra.type);
-				assert_int_equal(rb.length, ra.length);
-				assert_memory_equal(rb.rec.header, ra.rec.header, ra.length);
-				nrec++;
-			}
-			assert_int_equal(ret, 0);
-			assert_int_equal(pmclog_reader__next(b, &rb), 0);
-			assert_int_equal(pmclog_reader__end(b), PMCLOG_READER_END_CLOSELOG);
-			assert_int_equal(nrec, ref_st.records);
-			pmclog_reader__free(a);
-			pmclog_reader__free(b);
+			read_records(&out, &out_recs);
+			assert_int_equal(out_recs.n, ref_st.records);
+			assert_same_records(&ref_recs, &out_recs);
+			rec_list_free(&out_recs);
 			free(out.data);
 		}
 	}
+	rec_list_free(&ref_recs);
+	free(ref.data);
+	free(in.data);
+	assert_string_equal(said, "");
+}
+
+/*
+ * Two CPUs' samples in turn, as the BPF collector's one ring gives them
+ * (CPU 0's thread at even 50 us, CPU 1's at odd), for 1 s, with a MAP_IN
+ * every 2000 samples.
+ */
+static void interleaved_log(struct bigbuf *big)
+{
+	static struct logbuf b;
+	__u64 seed = 777;
+
+	memset(&b, 0, sizeof(b));
+	lb_initialize(&b);
+	lb_pmcallocate(&b, 1, PMCLOG_EV_CPU_CLOCK, PMCLOG_PMC_F_FREQ, 10000, "cpu-clock");
+	big_put(big, &b);
+	for (unsigned int i = 0; i < 20000; i++) {
+		struct pmclog_pcsample s = {
+			.header.cpu = i % 2, .header.pmcid = 1,
+			.header.flags = PMCLOG_HF_USER,
+			.header.tstamp = LB_TS_BASE + 50000ULL * i,
+			.pid = 100 + i % 2, .tid = 100 + i % 2,
+		};
+
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		s.pc = 0x401000 + (seed >> 33) % 4096;
+		lb_put(&b, PMCLOG_TYPE_PCSAMPLE, sizeof(s), &s, sizeof(s));
+		if (i % 2000 == 1999)
+			lb_map_in(&b, 100, 0x500000, 0x501000, 0, 0, "/usr/lib/libx.so");
+		if (b.len > sizeof(b.data) - 1024)
+			big_put(big, &b);
+	}
+	lb_closelog(&b, 20000, 0, 0);
+	big_put(big, &b);
+}
+
+/*
+ * Samples of two CPUs in turn pack as well as one CPU's (a run of each),
+ * under 6 bytes a sample against 32; no sample comes after one stamped
+ * more than 100 ms later (the writer's PACK_SPAN_NS); none crosses the
+ * MAP_INs.  One sample a run, as the writer packed them at 479e839, took
+ * 32 bytes a sample.
+ */
+static void test_packed_cpus(void **state)
+{
+	struct bigbuf in = { 0 }, ref, out;
+	struct rec_list ref_recs, out_recs;
+	struct pmclog_stats ref_st, st;
+	struct observed ref_seen, seen;
+	size_t types[PMCLOG_TYPE_MAX_KNOWN + 1] = { 0 };
+	__u64 newest = 0;
+	(void)state;
+
+	interleaved_log(&in);
+	write_log(&in, 1 << 20, false, 0, &ref, &ref_st, &ref_seen);
+	write_log(&in, 1 << 20, true, 0, &out, &st, &seen);
+	assert_int_equal(st.samples, 20000);
+	assert_int_equal(st.records, ref_st.records);
+	assert_int_equal(seen.samples, 20000);
+	count_types(&out, types);
+	assert_int_equal(types[PMCLOG_TYPE_PCSAMPLE], 0);
+	/* A run of each CPU between two MAP_INs, 100 ms apart. */
+	assert_int_equal(types[PMCLOG_TYPE_PCSAMPLES], 40);
+	assert_true(out.len < 20000 * 6);
+	read_records(&ref, &ref_recs);
+	read_records(&out, &out_recs);
+	assert_same_records(&ref_recs, &out_recs);
+	for (size_t i = 0; i < out_recs.n; i++) {
+		const struct pmclog_header *h = (const void *)out_recs.r[i].bytes;
+
+		if (h->type != PMCLOG_TYPE_PCSAMPLE)
+			continue;
+		if (h->tstamp > newest)
+			newest = h->tstamp;
+		assert_true(newest - h->tstamp <= 100000000);
+	}
+	rec_list_free(&ref_recs);
+	rec_list_free(&out_recs);
+	free(ref.data);
+	free(out.data);
+	free(in.data);
+	assert_string_equal(said, "");
+}
+
+/*
+ * Out of memory for the runs (the CPUs' table, or the first sample's run,
+ * or the second's): that sample is saved as it came, after every run, the
+ * next ones are packed (their runs made then), and the log reads back
+ * whole.
+ */
+static void test_packed_runs_out_of_memory(void **state)
+{
+	struct bigbuf in = { 0 }, ref;
+	struct rec_list ref_recs;
+	struct pmclog_stats ref_st;
+	struct observed ref_seen;
+	(void)state;
+
+	interleaved_log(&in);
+	write_log(&in, 1 << 20, false, 0, &ref, &ref_st, &ref_seen);
+	read_records(&ref, &ref_recs);
+	/* The table of runs, its list of CPUs, CPU 0's run, CPU 1's. */
+	for (int fail = 0; fail < 4; fail++) {
+		size_t types[PMCLOG_TYPE_MAX_KNOWN + 1] = { 0 };
+		struct rec_list out_recs;
+		struct pmclog_stats st;
+		struct observed seen;
+		struct bigbuf out;
+
+		write_log_calloc_fails = fail;
+		write_log(&in, 1 << 20, true, 0, &out, &st, &seen);
+		write_log_calloc_fails = -1;
+		assert_int_equal(st.samples, 20000);
+		assert_int_equal(st.records, ref_st.records);
+		count_types(&out, types);
+		/* Also CPU 0's run of one, saved before CPU 1's first sample. */
+		assert_int_equal(types[PMCLOG_TYPE_PCSAMPLE], fail == 3 ? 2 : 1);
+		assert_int_equal(types[PMCLOG_TYPE_PCSAMPLES], 40);
+		read_records(&out, &out_recs);
+		assert_same_records(&ref_recs, &out_recs);
+		rec_list_free(&out_recs);
+		free(out.data);
+	}
+	rec_list_free(&ref_recs);
 	free(ref.data);
 	free(in.data);
 	assert_string_equal(said, "");
@@ -993,6 +1147,8 @@ int main(void)
 		cmocka_unit_test_setup(test_write_error, setup),
 		cmocka_unit_test_setup(test_compressed, setup),
 		cmocka_unit_test_setup(test_packed, setup),
+		cmocka_unit_test_setup(test_packed_cpus, setup),
+		cmocka_unit_test_setup(test_packed_runs_out_of_memory, setup),
 		cmocka_unit_test_setup(test_packed_out_of_memory, setup),
 		cmocka_unit_test_setup(test_bad_opts, setup),
 	};

@@ -295,12 +295,15 @@ struct pmclog_pcsample {
 
 /*
  * PCSAMPLES, 40 bytes + deltas (ABI 1.7): a run of count PCSAMPLE records
- * that followed one another in the stream with the same header.cpu,
- * header.pmcid, header.flags, pid and tid, packed by the recorder as it
- * saves the log (pmclog record; --no-pack keeps them as they came).  The
+ * with the same header.cpu, header.pmcid, header.flags, pid and tid that
+ * followed one another among that CPU's samples, with no record but
+ * other CPUs' PCSAMPLEs between them, packed by the recorder as it saves
+ * the log (pmclog record; --no-pack keeps them as they came).  The
  * module never writes one: it is found in files, never in read(2) from
  * the device.  Unpacked, it is the run again, record for record, in its
- * place in the stream:
+ * place in the stream; the other CPUs' samples that came between go
+ * before or after it (sorted back by tstamp, as above: the recorder
+ * moves none past a record of another type, nor by more than 100 ms):
  *
  *   header.tstamp, pc   the first sample's
  *   count               samples in the run, 2 or more

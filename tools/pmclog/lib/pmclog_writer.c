@@ -9,7 +9,7 @@
  *
  *   - a PCSAMPLE, once INITIALIZE is in (most of a log): checked and
  *     counted here, as the reader and the stats would, and saved, packed
- *     with the PCSAMPLEs before it into a PCSAMPLES with opts.pack;
+ *     with its CPU's PCSAMPLEs before it into a PCSAMPLES with opts.pack;
  *   - any other record: handed to a pmclog_reader, whose records go to
  *     the writer's pmclog_tool (and on to the stats' tool and
  *     opts.tool), then saved as it came.  The reader is told how many
@@ -33,6 +33,18 @@
 
 #include "pmclog_internal.h"
 #include "pmclog_writer.h"
+
+/*
+ * One CPU's run of PCSAMPLEs being packed: the first one, as it came, the
+ * last tstamp and pc, and the deltas of the others.
+ */
+struct pack_run {
+	__u32 run;		/* samples in it; 0: none */
+	struct pmclog_pcsample first;
+	__u64 last_tstamp, last_pc;
+	size_t deltas_len;
+	unsigned char deltas[PMCLOG_PACK_MAX - sizeof(struct pmclog_pcsamples)];
+};
 
 struct pmclog_writer {
 	struct pmclog_tool tool;
@@ -73,15 +85,16 @@ struct pmclog_writer {
 	size_t zout_cap;
 
 	/*
-	 * opts.pack: the run of PCSAMPLEs being packed: the first one, as it
-	 * came, the last tstamp and pc, and the deltas of the others.
+	 * opts.pack: the runs being packed, one per CPU that has one, made
+	 * as its first sample comes (runs[] when the first sample does: a
+	 * CPU is a __u16, below INITIALIZE's ncpus); open[] has their CPUs
+	 * in the order the runs began.
 	 */
 	bool pack;
-	__u32 run;		/* samples in it; 0: none */
-	struct pmclog_pcsample first;
-	__u64 last_tstamp, last_pc;
-	size_t deltas_len;
-	unsigned char deltas[PMCLOG_PACK_MAX - sizeof(struct pmclog_pcsamples)];
+	struct pack_run **runs;
+	__u32 *open;
+	__u32 nopen;
+	__u32 last_cpu;		/* the last sample's */
 
 	unsigned char *synth;	/* the synthetic records, staged */
 	size_t synth_len, synth_cap;
@@ -426,34 +439,99 @@ static const struct pmclog_tool writer_tool = {
 /* ------------------------------------------------------------------ */
 /* Packing                                                            */
 
-/* Save the run being packed: a PCSAMPLES, or the one PCSAMPLE as it came. */
-static void pack_flush(struct pmclog_writer *w)
+/*
+ * The samples of a log come a CPU at a time from the module (each drain
+ * moves one CPU's buffer), but in time order across CPUs from the BPF
+ * collector, whose one ring the CPUs share: one run per CPU packs both.
+ * A sample of one CPU then goes before those of another that came before
+ * it, which a reader sorts back by tstamp (pmclog.h, "Order"), but never
+ * past a record that is not a PCSAMPLE (every run is saved first), and
+ * never by more than PACK_SPAN_NS: a sample that much later than the
+ * first of the oldest run saves them all first.
+ */
+#define PACK_SPAN_NS	100000000ULL
+
+/* Save r: a PCSAMPLES, or the one PCSAMPLE as it came. */
+static void run_save(struct pmclog_writer *w, struct pack_run *r)
 {
 	static const unsigned char nuls[PMCLOG_RECORD_ALIGN];
 	struct pmclog_pcsamples ps;
 	size_t len;
 
-	if (w->run == 1)
-		save(w, &w->first, sizeof(w->first));
-	if (w->run < 2) {
-		w->run = 0;
+	if (r->run == 1)
+		save(w, &r->first, sizeof(r->first));
+	if (r->run < 2) {
+		r->run = 0;
 		return;
 	}
-	len = PMCLOG_RECORD_LEN(sizeof(ps) + w->deltas_len);
+	len = PMCLOG_RECORD_LEN(sizeof(ps) + r->deltas_len);
 	ps = (struct pmclog_pcsamples){
-		.header = w->first.header,
-		.pid = w->first.pid,
-		.tid = w->first.tid,
-		.pc = w->first.pc,
-		.count = w->run,
-		.size = (__u32)w->deltas_len,
+		.header = r->first.header,
+		.pid = r->first.pid,
+		.tid = r->first.tid,
+		.pc = r->first.pc,
+		.count = r->run,
+		.size = (__u32)r->deltas_len,
 	};
 	ps.header.type = PMCLOG_TYPE_PCSAMPLES;
 	ps.header.length = (__u16)len;
 	save(w, &ps, sizeof(ps));
-	save(w, w->deltas, w->deltas_len);
-	save(w, nuls, len - sizeof(ps) - w->deltas_len);
-	w->run = 0;
+	save(w, r->deltas, r->deltas_len);
+	save(w, nuls, len - sizeof(ps) - r->deltas_len);
+	r->run = 0;
+}
+
+/* Save CPU cpu's run, which ends. */
+static void run_end(struct pmclog_writer *w, __u32 cpu)
+{
+	__u32 i = 0;
+
+	run_save(w, w->runs[cpu]);
+	while (w->open[i] != cpu)
+		i++;
+	w->nopen--;
+	memmove(&w->open[i], &w->open[i + 1], (w->nopen - i) * sizeof(w->open[0]));
+}
+
+/*
+ * Save every run, in the order they began but the last sample's run
+ * last: the record that came just before the next one (a CALLCHAIN, whose
+ * sample is the one before it) is still just before it.
+ */
+static void pack_flush(struct pmclog_writer *w)
+{
+	bool last = false;
+
+	for (__u32 i = 0; i < w->nopen; i++) {
+		if (w->open[i] == w->last_cpu)
+			last = true;
+		else
+			run_save(w, w->runs[w->open[i]]);
+	}
+	if (last)
+		run_save(w, w->runs[w->last_cpu]);
+	w->nopen = 0;
+}
+
+/* CPU cpu's run, made if it must be; NULL when out of memory. */
+static struct pack_run *run_of(struct pmclog_writer *w, __u32 cpu)
+{
+	if (!w->runs) {
+		size_t n = w->ncpus < 65536 ? w->ncpus : 65536;
+
+		w->runs = calloc(n, sizeof(*w->runs));
+		w->open = calloc(n, sizeof(*w->open));
+		if (!w->runs || !w->open) {
+			free(w->runs);
+			free(w->open);
+			w->runs = NULL;
+			w->open = NULL;
+			return NULL;
+		}
+	}
+	if (!w->runs[cpu])
+		w->runs[cpu] = calloc(1, sizeof(*w->runs[cpu]));
+	return w->runs[cpu];
 }
 
 static bool same_run(const struct pmclog_pcsample *a, const struct pmclog_pcsample *b)
@@ -463,24 +541,45 @@ static bool same_run(const struct pmclog_pcsample *a, const struct pmclog_pcsamp
 	       a->tid == b->tid;
 }
 
-/* Add s to the run, or end the run and start another with s. */
+/*
+ * Add s to its CPU's run, or end that run and start another with s; out of
+ * memory for the run, s is saved as it came, after every run.
+ */
 static void pack_sample(struct pmclog_writer *w, const struct pmclog_pcsample *s)
 {
-	if (w->run && same_run(&w->first, s) &&
-	    w->deltas_len + 2 * PMCLOG_DELTA_MAX <= sizeof(w->deltas)) {
-		w->deltas_len += pmclog_delta_put(w->deltas + w->deltas_len,
-						  w->last_tstamp, s->header.tstamp);
-		w->deltas_len += pmclog_delta_put(w->deltas + w->deltas_len,
-						  w->last_pc, s->pc);
-		w->run++;
-	} else {
-		pack_flush(w);
-		w->first = *s;
-		w->deltas_len = 0;
-		w->run = 1;
+	__u32 cpu = s->header.cpu;
+	struct pack_run *r;
+
+	if (w->nopen) {
+		__u64 t0 = w->runs[w->open[0]]->first.header.tstamp;
+
+		if (s->header.tstamp > t0 && s->header.tstamp - t0 > PACK_SPAN_NS)
+			pack_flush(w);
 	}
-	w->last_tstamp = s->header.tstamp;
-	w->last_pc = s->pc;
+	r = run_of(w, cpu);
+	if (!r) {
+		pack_flush(w);
+		save(w, s, sizeof(*s));
+	} else if (r->run && same_run(&r->first, s) &&
+		   r->deltas_len + 2 * PMCLOG_DELTA_MAX <= sizeof(r->deltas)) {
+		r->deltas_len += pmclog_delta_put(r->deltas + r->deltas_len,
+						  r->last_tstamp, s->header.tstamp);
+		r->deltas_len += pmclog_delta_put(r->deltas + r->deltas_len,
+						  r->last_pc, s->pc);
+		r->run++;
+	} else {
+		if (r->run)
+			run_end(w, cpu);
+		r->first = *s;
+		r->deltas_len = 0;
+		r->run = 1;
+		w->open[w->nopen++] = cpu;
+	}
+	if (r) {
+		r->last_tstamp = s->header.tstamp;
+		r->last_pc = s->pc;
+	}
+	w->last_cpu = cpu;
 }
 
 /* ------------------------------------------------------------------ */
@@ -830,5 +929,9 @@ void pmclog_writer__free(struct pmclog_writer *w)
 	ZSTD_freeCCtx(w->zc);
 	free(w->zout);
 	free(w->pcs);
+	for (__u32 i = 0; w->runs && i < w->ncpus && i < 65536; i++)
+		free(w->runs[i]);
+	free(w->runs);
+	free(w->open);
 	free(w);
 }
