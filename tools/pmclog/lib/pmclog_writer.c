@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,7 @@ struct pmclog_writer {
 	__u32 *open;
 	__u32 nopen;
 	__u32 last_cpu;		/* the last sample's */
+	__u64 span_end;		/* PACK_SPAN_NS after the oldest run's first */
 
 	unsigned char *synth;	/* the synthetic records, staged */
 	size_t synth_len, synth_cap;
@@ -481,6 +483,14 @@ static void run_save(struct pmclog_writer *w, struct pack_run *r)
 	r->run = 0;
 }
 
+/* The oldest run is another: when the runs must all be saved. */
+static void span_from(struct pmclog_writer *w)
+{
+	__u64 t0 = w->nopen ? w->runs[w->open[0]]->first.header.tstamp : 0;
+
+	w->span_end = w->nopen && t0 < UINT64_MAX - PACK_SPAN_NS ? t0 + PACK_SPAN_NS : UINT64_MAX;
+}
+
 /* Save CPU cpu's run, which ends. */
 static void run_end(struct pmclog_writer *w, __u32 cpu)
 {
@@ -491,6 +501,8 @@ static void run_end(struct pmclog_writer *w, __u32 cpu)
 		i++;
 	w->nopen--;
 	memmove(&w->open[i], &w->open[i + 1], (w->nopen - i) * sizeof(w->open[0]));
+	if (!i)
+		span_from(w);
 }
 
 /*
@@ -511,10 +523,11 @@ static void pack_flush(struct pmclog_writer *w)
 	if (last)
 		run_save(w, w->runs[w->last_cpu]);
 	w->nopen = 0;
+	w->span_end = UINT64_MAX;
 }
 
-/* CPU cpu's run, made if it must be; NULL when out of memory. */
-static struct pack_run *run_of(struct pmclog_writer *w, __u32 cpu)
+/* CPU cpu's first run (the table of runs, at the first); NULL: no memory. */
+static struct pack_run *run_new(struct pmclog_writer *w, __u32 cpu)
 {
 	if (!w->runs) {
 		size_t n = w->ncpus < 65536 ? w->ncpus : 65536;
@@ -529,8 +542,7 @@ static struct pack_run *run_of(struct pmclog_writer *w, __u32 cpu)
 			return NULL;
 		}
 	}
-	if (!w->runs[cpu])
-		w->runs[cpu] = calloc(1, sizeof(*w->runs[cpu]));
+	w->runs[cpu] = calloc(1, sizeof(*w->runs[cpu]));
 	return w->runs[cpu];
 }
 
@@ -550,13 +562,9 @@ static void pack_sample(struct pmclog_writer *w, const struct pmclog_pcsample *s
 	__u32 cpu = s->header.cpu;
 	struct pack_run *r;
 
-	if (w->nopen) {
-		__u64 t0 = w->runs[w->open[0]]->first.header.tstamp;
-
-		if (s->header.tstamp > t0 && s->header.tstamp - t0 > PACK_SPAN_NS)
-			pack_flush(w);
-	}
-	r = run_of(w, cpu);
+	if (s->header.tstamp > w->span_end)
+		pack_flush(w);
+	r = w->runs && w->runs[cpu] ? w->runs[cpu] : run_new(w, cpu);
 	if (!r) {
 		pack_flush(w);
 		save(w, s, sizeof(*s));
@@ -574,6 +582,8 @@ static void pack_sample(struct pmclog_writer *w, const struct pmclog_pcsample *s
 		r->deltas_len = 0;
 		r->run = 1;
 		w->open[w->nopen++] = cpu;
+		if (w->nopen == 1)
+			span_from(w);
 	}
 	if (r) {
 		r->last_tstamp = s->header.tstamp;
@@ -767,6 +777,7 @@ struct pmclog_writer *pmclog_writer__new(int fd,
 	w->sysfs = sysfs ? strdup(sysfs) : NULL;
 	w->observer = observer;
 	w->pack = OPTS_GET(opts, pack, false);
+	w->span_end = UINT64_MAX;
 	if (!w->name || !w->reader || (sysfs && !w->sysfs)) {
 		pmclog_writer__free(w);
 		errno = ENOMEM;
