@@ -93,6 +93,8 @@ int pmclog_log_write(struct pmclog_log *log, const void *rec);
 int pmclog_log_write_locked(struct pmclog_log *log, const void *rec);
 int pmclog_log_write_pair_locked(struct pmclog_log *log, const void *rec,
 				 const void *rec2);
+int pmclog_log_write_run_locked(struct pmclog_log *log, const void *recs,
+				size_t len);
 void pmclog_log_add_record_drops(struct pmclog_log *log, unsigned int cpu,
 				 u64 n);
 void pmclog_log_add_sample_drops(struct pmclog_log *log, unsigned int cpu,

@@ -183,6 +183,26 @@ int pmclog_log_write_pair_locked(struct pmclog_log *log, const void *rec,
 	return pmclog_log_write_recs_locked(log, recs, ARRAY_SIZE(recs));
 }
 
+/*
+ * Append the records in the @len bytes at @recs, whole and one after the
+ * other, with one copy, when the log takes them all as they are: not
+ * closing, no losses to tell first, room for all.  Else -ENOSPC, nothing
+ * written nor counted: the caller writes them one by one, which says what
+ * pmclog_log_write_locked() says of each.  The drain's PCSAMPLEs, so
+ * that most of them cost a store into a local run, not a write each.
+ * Lock held.
+ */
+int pmclog_log_write_run_locked(struct pmclog_log *log, const void *recs,
+				size_t len)
+{
+	lockdep_assert_held(&log->lock);
+	if (log->closing || !cpumask_empty(log->pend_cpus) ||
+	    pmclog_log_free(log) < len)
+		return -ENOSPC;
+	pmclog_log_put(log, recs, len);
+	return 0;
+}
+
 /* As pmclog_log_write_locked(), taking the lock; then wakes the reader. */
 int pmclog_log_write(struct pmclog_log *log, const void *rec)
 {

@@ -246,6 +246,29 @@ void pmclog_sample_write_throttle(struct pmclog_pmc *pmc, unsigned int type,
 #define PMCLOG_DRAIN_BATCH	32
 
 /*
+ * PCSAMPLEs a drain builds on its stack and writes with one copy
+ * (pmclog_log_write_run_locked()): 512 bytes.
+ */
+#define PMCLOG_DRAIN_RUN	16
+
+/*
+ * Write the first @n PCSAMPLEs of @run: together when the log takes them
+ * as they are, else one by one (what does not fit is dropped and counted
+ * by record, as it would have been).  log->lock held.
+ */
+static void pmclog_sample_put_run(struct pmclog_log *log,
+				  const struct pmclog_pcsample *run,
+				  unsigned int n)
+{
+	unsigned int i;
+
+	if (!n || !pmclog_log_write_run_locked(log, run, n * sizeof(*run)))
+		return;
+	for (i = 0; i < n; i++)
+		pmclog_log_write_locked(log, &run[i]);
+}
+
+/*
  * Move @pc's ring into the log.  On @pc's CPU from one of its two
  * irq_works, or from anywhere once every producer of @pc is stopped and
  * both works are synced.
@@ -254,11 +277,11 @@ static void pmclog_sample_drain(struct pmclog_cpu *pc)
 {
 	struct pmclog_owner *o = pc->owner;
 	struct pmclog_log *log = &o->log;
+	struct pmclog_pcsample run[PMCLOG_DRAIN_RUN];
 	const struct pmclog_callchain *cc;
 	unsigned long head, tail;
-	struct pmclog_pcsample r;
+	unsigned int n = 0, nrun = 0;
 	unsigned long flags;
-	unsigned int n = 0;
 	u64 dropped;
 
 	/*
@@ -277,20 +300,30 @@ static void pmclog_sample_drain(struct pmclog_cpu *pc)
 		pc->dropped_told = dropped;
 	}
 	for (; tail != head; tail++) {
-		const struct pmclog_sample *s = &pc->ring[tail % pc->nsamples];
+		unsigned long slot = tail % pc->nsamples;
+		const struct pmclog_sample *s = &pc->ring[slot];
 
 		if (++n % PMCLOG_DRAIN_BATCH == 0) {
+			pmclog_sample_put_run(log, run, nrun);
+			nrun = 0;
 			raw_spin_unlock(&log->lock);
 			raw_spin_lock(&log->lock);
 		}
 
-		pmclog_rec_pcsample(&r, s, o->kernel_addrs, pc->cpu);
-		cc = pmclog_callchain_record(pc, tail % pc->nsamples, s);
-		if (cc)
-			pmclog_log_write_pair_locked(log, &r, cc);
-		else
-			pmclog_log_write_locked(log, &r);
+		pmclog_rec_pcsample(&run[nrun], s, o->kernel_addrs, pc->cpu);
+		/* Without a PMC of -g this CPU keeps no stacks: no call. */
+		cc = pc->cc ? pmclog_callchain_record(pc, slot, s) : NULL;
+		if (cc) {
+			/* The samples before it, then it with its stack. */
+			pmclog_sample_put_run(log, run, nrun);
+			pmclog_log_write_pair_locked(log, &run[nrun], cc);
+			nrun = 0;
+		} else if (++nrun == PMCLOG_DRAIN_RUN) {
+			pmclog_sample_put_run(log, run, nrun);
+			nrun = 0;
+		}
 	}
+	pmclog_sample_put_run(log, run, nrun);
 	pmclog_sample_drain_throttles(pc);
 	raw_spin_unlock(&log->lock);
 	/* Producers may reuse the slots once they see the tail move. */

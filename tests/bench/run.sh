@@ -95,7 +95,7 @@ if [[ ${BENCH_NATIVE:-1} != 0 ]]; then
 		-I"$repo/tests/kshim" -I"$repo/kmod" -I"$repo/include/uapi" \
 		-o "$out/sample_path" "$repo/tests/bench/sample_path.c" \
 		"$repo/kmod/pmclog_sample.c" "$repo/kmod/pmclog_record.c" "$repo/kmod/pmclog_log.c" \
-		"$repo/tests/kshim/kshim.c"
+		"$repo/tests/kshim/kshim.c" "$repo/tests/kshim/kshim_sample.c"
 	if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; then
 		cg_n=200000
 		valgrind -q --tool=callgrind --callgrind-out-file="$out/callgrind.out" \

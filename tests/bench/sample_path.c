@@ -17,34 +17,13 @@
 
 #include "pmclog_kern.h"
 
-/* pmclog_main.c's defaults. */
-unsigned int pmclog_nsamples = 512;
-unsigned int pmclog_drain_watermark = 25;
-unsigned int pmclog_logbuffersize = 1024;
-unsigned int pmclog_maxlogs = 16;
-unsigned int pmclog_max_sample_rate = 100000;
-unsigned int pmclog_cpu_time_max_percent = 25;
-
-/* System-wide: every task is a target. */
-bool pmclog_track_targets(const struct pmclog_owner *o, struct task_struct *t)
-{
-	(void)o;
-	(void)t;
-	return true;
-}
-
 /*
- * pmclog_callchain.c needs the kernel's unwinder: its part in a path
- * without -g (the PMC here has no PMCLOG_PMC_F_CALLCHAIN) is the test at
- * the top of pmclog_callchain_record(), the same here; take is never
- * called for such a PMC.
+ * pmclog_callchain.c needs the kernel's unwinder, and has no part in a
+ * path without -g (the PMC here has no PMCLOG_PMC_F_CALLCHAIN): take is
+ * never called for such a PMC, nor record where the CPU keeps no stacks.
+ * The parameters' defaults, the target filter (system-wide) and freeing
+ * the stacks are tests/kshim/kshim_sample.c's.
  */
-void pmclog_callchain_free(struct pmclog_cpu *pc)
-{
-	kvfree(pc->cc);
-	pc->cc = NULL;
-}
-
 void pmclog_callchain_take(struct pmclog_cpu *pc, unsigned long slot,
 			   const struct pmclog_pmc *pmc, struct pt_regs *regs)
 {
@@ -60,12 +39,9 @@ const struct pmclog_callchain *
 pmclog_callchain_record(struct pmclog_cpu *pc, unsigned long slot,
 			const struct pmclog_sample *s)
 {
-	const struct pmclog_owner *o = pc->owner;
-
+	(void)pc;
 	(void)slot;
-	if (!s->pmcid || s->pmcid > o->npmcs ||
-	    !(o->pmcs[s->pmcid - 1].flags & PMCLOG_PMC_F_CALLCHAIN) || !pc->cc)
-		return NULL;
+	(void)s;
 	fprintf(stderr, "sample_path: a stack recorded for a PMC without -g\n");
 	abort();
 }
