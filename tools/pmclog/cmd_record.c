@@ -788,15 +788,18 @@ static long long ms_since(const struct timespec *t0)
  * SCHED_IDLE.  The kernel lets a thread leave SCHED_IDLE only
  * as far as it may lower its nice value (RLIMIT_NICE, CAP_SYS_NICE in the
  * initial namespace); that is asked of the kernel itself, by going from
- * nice 19 back to @nice first.  Returns whether it is SCHED_IDLE.
+ * nice 19 back down to @nice first, or to 18 when @nice is 19 already
+ * (a stricter test than the kernel's, which a thread at 19 that may go to
+ * 18 passes).  Returns whether it is SCHED_IDLE.
  */
 static bool kallsyms_idle(pid_t tid, int nice)
 {
 	struct sched_param sp = { .sched_priority = 0 };
 
 	setpriority(PRIO_PROCESS, (id_t)tid, 19);
-	if (setpriority(PRIO_PROCESS, (id_t)tid, nice))
-		return false;
+	if (setpriority(PRIO_PROCESS, (id_t)tid, nice < 19 ? nice : 18))
+		return false;	/* at 19, which it may not leave */
+	setpriority(PRIO_PROCESS, (id_t)tid, nice);
 	if (!sched_setscheduler(tid, SCHED_IDLE, &sp))
 		return true;
 	setpriority(PRIO_PROCESS, (id_t)tid, 19);

@@ -303,7 +303,8 @@ struct pmclog_pcsample {
  * the device.  Unpacked, it is the run again, record for record, in its
  * place in the stream; the other CPUs' samples that came between go
  * before or after it (sorted back by tstamp, as above: the recorder
- * moves none past a record of another type, nor by more than 100 ms):
+ * moves none past a record of another type, and saves every run once a
+ * sample comes 100 ms after the first of the oldest run):
  *
  *   header.tstamp, pc   the first sample's
  *   count               samples in the run, 2 or more

@@ -448,8 +448,8 @@ static const struct pmclog_tool writer_tool = {
  * A sample of one CPU then goes before those of another that came before
  * it, which a reader sorts back by tstamp (pmclog.h, "Order"), but never
  * past a record that is not a PCSAMPLE (every run is saved first), and
- * never by more than PACK_SPAN_NS: a sample that much later than the
- * first of the oldest run saves them all first.
+ * not for long: a sample PACK_SPAN_NS later than the first of the oldest
+ * run saves them all first.
  */
 #define PACK_SPAN_NS	100000000ULL
 
