@@ -147,13 +147,12 @@ struct recorder {
 		bool threaded;		/* else read in kallsyms_start() */
 		int nice;		/* the recorder's, to go back to */
 		/*
-		 * tid, idle, hurry, and done's store against the change of
+		 * tid, hurry, and done's store against the change of
 		 * that tid's priority: the thread does not exit (freeing its
 		 * tid) in between.
 		 */
 		pthread_mutex_t lock;
 		pid_t tid;		/* the thread's, once out of the way; or 0 */
-		bool idle;		/* SCHED_IDLE, else nice 19 */
 		bool hurry;		/* the recording is over: back to nice */
 		atomic_bool done;	/* the thread has finished */
 		struct pmclog_kallsyms *ks;
@@ -790,31 +789,31 @@ static long long ms_since(const struct timespec *t0)
  * initial namespace); that is asked of the kernel itself, by going from
  * nice 19 back down to @nice first, or to 18 when @nice is 19 already
  * (a stricter test than the kernel's, which a thread at 19 that may go to
- * 18 passes).  Returns whether it is SCHED_IDLE.
+ * 18 passes).
  */
-static bool kallsyms_idle(pid_t tid, int nice)
+static void kallsyms_idle(pid_t tid, int nice)
 {
 	struct sched_param sp = { .sched_priority = 0 };
 
 	setpriority(PRIO_PROCESS, (id_t)tid, 19);
 	if (setpriority(PRIO_PROCESS, (id_t)tid, nice < 19 ? nice : 18))
-		return false;	/* at 19, which it may not leave */
+		return;		/* at 19, which it may not leave */
 	setpriority(PRIO_PROCESS, (id_t)tid, nice);
-	if (!sched_setscheduler(tid, SCHED_IDLE, &sp))
-		return true;
-	setpriority(PRIO_PROCESS, (id_t)tid, 19);
-	return false;
+	if (sched_setscheduler(tid, SCHED_IDLE, &sp))
+		setpriority(PRIO_PROCESS, (id_t)tid, 19);
 }
 
-/* Back to the recorder's priority; kr->lock held, kr->tid set. */
+/*
+ * Back to the recorder's priority, from either: SCHED_OTHER keeps the
+ * nice value (a no-op at nice 19), and the nice is the recorder's already
+ * after SCHED_IDLE.  kr->lock held, kr->tid set.
+ */
 static void kallsyms_unidle(struct kallsyms_reader *kr)
 {
 	struct sched_param sp = { .sched_priority = 0 };
 
-	if (kr->idle)
-		sched_setscheduler(kr->tid, SCHED_OTHER, &sp);
-	else
-		setpriority(PRIO_PROCESS, (id_t)kr->tid, kr->nice);
+	sched_setscheduler(kr->tid, SCHED_OTHER, &sp);
+	setpriority(PRIO_PROCESS, (id_t)kr->tid, kr->nice);
 }
 
 /*
@@ -836,11 +835,10 @@ static void *kallsyms_thread(void *arg)
 	 */
 	if (kr->threaded) {
 		pid_t tid = (pid_t)syscall(SYS_gettid);
-		bool idle = kallsyms_idle(tid, kr->nice);
 
+		kallsyms_idle(tid, kr->nice);
 		pthread_mutex_lock(&kr->lock);
 		kr->tid = tid;
-		kr->idle = idle;
 		if (kr->hurry)
 			kallsyms_unidle(kr);
 		pthread_mutex_unlock(&kr->lock);
@@ -883,7 +881,6 @@ static void kallsyms_start(struct recorder *rec)
 	kr->nice = errno ? 0 : nice;
 	kr->tid = 0;
 	kr->hurry = false;
-	kr->idle = false;
 	atomic_init(&kr->done, false);
 	pthread_mutex_init(&kr->lock, NULL);
 	kr->threaded = true;
