@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -222,7 +223,11 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
+	char old[sizeof(out_path) + 4];
+
 	(void)state;
+	snprintf(old, sizeof(old), "%s.old", out_path);
+	unlink(old);
 	unlink(out_path);
 	unlink(err_path);
 	return 0;
@@ -655,6 +660,70 @@ static void test_no_closelog(void **state)
 	assert_non_null(strstr(read_file(err_path), "ended without CLOSELOG"));
 }
 
+/*
+ * -o never writes into a file that another user made: the attacker's
+ * 0666 pmclog.data in /tmp is kept aside as PATH.old and the log is a new
+ * file of ours, 0600; their symbolic link or FIFO is refused (EX_NOPERM)
+ * and what the link names is left as it was.  An existing log of ours is
+ * kept as PATH.old, as perf keeps perf.data.old.
+ */
+static void test_output_not_theirs(void **state)
+{
+	char old[sizeof(out_path) + 4], other[] = "/tmp/pmclog-record-victim-XXXXXX";
+	struct stat st;
+	double secs;
+	int fd;
+
+	(void)state;
+	snprintf(old, sizeof(old), "%s.old", out_path);
+	assert_int_equal(run_record(&secs, "-q", "--no-kallsyms", "-o", out_path,
+				    "--", "true", NULL), 0);
+	assert_int_equal(stat(old, &st), 0);
+	assert_int_equal(stat(out_path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_true(st.st_size > 0);
+	if (geteuid() != 0)
+		skip();
+
+	assert_int_equal(unlink(old), 0);
+	assert_int_equal(chown(out_path, 65534, 65534), 0);
+	assert_int_equal(chmod(out_path, 0666), 0);
+	assert_int_equal(truncate(out_path, 0), 0);
+	assert_int_equal(run_record(&secs, "-q", "--no-kallsyms", "-o", out_path,
+				    "--", "true", NULL), 0);
+	assert_int_equal(stat(out_path, &st), 0);
+	assert_int_equal(st.st_uid, geteuid());
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_true(st.st_size > 0);
+	assert_int_equal(stat(old, &st), 0);
+	assert_int_equal(st.st_uid, 65534);
+	assert_int_equal(st.st_size, 0);
+
+	/* Their link to a file of root's: refused, the file untouched. */
+	fd = mkstemp(other);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "root's", 6), 6);
+	close(fd);
+	assert_int_equal(unlink(out_path), 0);
+	assert_int_equal(symlink(other, out_path), 0);
+	assert_int_equal(lchown(out_path, 65534, 65534), 0);
+	assert_int_equal(run_record(&secs, "-q", "--no-kallsyms", "-o", out_path,
+				    "--", "true", NULL), EX_NOPERM);
+	assert_non_null(strstr(read_file(err_path), "is a symbolic link of uid 65534"));
+	assert_string_equal(read_file(other), "root's");
+	assert_int_equal(unlink(other), 0);
+
+	/* Their FIFO would stream the log to them: refused, without waiting. */
+	assert_int_equal(unlink(out_path), 0);
+	assert_int_equal(mkfifo(out_path, 0666), 0);
+	assert_int_equal(chown(out_path, 65534, 65534), 0);
+	assert_int_equal(run_record(&secs, "-q", "--no-kallsyms", "-o", out_path,
+				    "--", "true", NULL), EX_NOPERM);
+	assert_non_null(strstr(read_file(err_path), "is a FIFO of uid 65534"));
+	assert_false(fake.started);
+	assert_int_equal(unlink(out_path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -666,6 +735,7 @@ int main(void)
 		cmocka_unit_test(test_bad_events),
 		cmocka_unit_test(test_rate_above_limit),
 		cmocka_unit_test(test_whole_recording),
+		cmocka_unit_test(test_output_not_theirs),
 		cmocka_unit_test(test_inherit),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_system_while_command),

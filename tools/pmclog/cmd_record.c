@@ -38,6 +38,7 @@
 #include "pmclog_archive.h"
 #include "pmclog_device.h"
 #include "pmclog_events.h"
+#include "pmclog_file.h"
 #include "pmclog_kallsyms.h"
 #include "pmclog_writer.h"
 
@@ -601,6 +602,8 @@ static int attach_target(struct recorder *rec)
 static int open_output(struct recorder *rec)
 {
 	const char *path = rec->opts->output;
+	char why[PATH_MAX + 160];
+	int fd;
 
 	if (!strcmp(path, "-")) {
 		rec->out = STDOUT_FILENO;
@@ -609,21 +612,23 @@ static int open_output(struct recorder *rec)
 	}
 	rec->out_name = path;
 	/*
-	 * 0600: the log holds kernel addresses (as perf.data does).  Whether
-	 * we created it decides whether a failed start may remove it: never
-	 * an existing file (-o /dev/null!).
+	 * 0600: the log holds kernel addresses (as perf.data does).  An
+	 * existing log is kept as PATH.old, as perf keeps perf.data.old: a
+	 * file another user made (or linked) at PATH is never written into.
+	 * Whether we created it decides whether a failed start may remove
+	 * it: never an existing file (-o /dev/null!).
 	 */
-	rec->out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (rec->out >= 0) {
-		rec->out_created = true;
+	fd = pmclog_file__create(path, 0600, PMCLOG_FILE_KEEP_OLD, &rec->out_created, why,
+				 sizeof(why));
+	if (fd >= 0) {
+		rec->out = fd;
 		return 0;
 	}
-	if (errno == EEXIST)
-		rec->out = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (rec->out >= 0)
-		return 0;
-	warn("cannot create %s", path);
-	return EX_CANTCREAT;
+	if (*why)
+		warnx("%s", why);
+	else
+		warnx("cannot create %s: %s", path, strerror(-fd));
+	return fd == -EPERM && *why ? EX_NOPERM : EX_CANTCREAT;
 }
 
 /*
