@@ -287,6 +287,15 @@ static void test_tree(void **state)
 	assert_int_equal(mkdir(at(p, "open"), 0777), 0);
 	assert_int_equal(chmod(p, 0777), 0);
 	assert_int_equal(pmclog_file__open_tree(p, 0700, NULL, 0), -EPERM);
+	if (root()) {
+		char why[1024];
+
+		/* Theirs, however closed: they may rename what is in it. */
+		assert_int_equal(mkdir(at(p, "theirs"), 0755), 0);
+		assert_int_equal(chown(p, NOBODY, NOBODY), 0);
+		assert_int_equal(pmclog_file__open_tree(p, 0700, why, sizeof(why)), -EPERM);
+		assert_non_null(strstr(why, "another user's folder"));
+	}
 }
 
 int main(void)

@@ -53,6 +53,7 @@
 #define READ_BUF_SIZE	(256 * 1024)
 #define TICK_MS		1000	/* live counts; liveness without a pidfd */
 #define DRAIN_TIMEOUT_MS 5000	/* for CLOSELOG after STOP */
+#define ARCHIVE_WAIT_MS	10000	/* for --archive's copies after CLOSELOG */
 #define MAX_EVENTS	8	/* the module's PMCs per log */
 
 struct record_opts {
@@ -1159,10 +1160,16 @@ static void print_summary(struct recorder *rec)
 	if (rec->archive) {
 		const struct pmclog_archive_stats *as = pmclog_archive__stats(rec->archive);
 
-		fprintf(stderr, "pmclog: %llu objects (%llu bytes) archived in %s, %llu of them from their path (no longer mapped), %llu not copied; report with -r %s\n",
+		if (pmclog_archive__flush(rec->archive, ARCHIVE_WAIT_MS))
+			fprintf(stderr, "pmclog: the archive's copies did not end in %u s: what is still being copied is left out\n",
+				ARCHIVE_WAIT_MS / 1000);
+		fprintf(stderr, "pmclog: %llu objects (%llu bytes) archived in %s, %llu maps gone before they could be copied, %llu objects not copied; report with -r %s\n",
 			(unsigned long long)as->objects, (unsigned long long)as->bytes,
-			rec->opts->archive, (unsigned long long)as->from_path,
+			rec->opts->archive, (unsigned long long)as->gone,
 			(unsigned long long)as->failed, rec->opts->archive);
+		if (as->dropped)
+			fprintf(stderr, "pmclog: %llu maps came faster than the archive could copy them, and were not looked at\n",
+				(unsigned long long)as->dropped);
 	}
 }
 

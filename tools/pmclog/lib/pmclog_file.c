@@ -285,10 +285,11 @@ int pmclog_file__open_tree(const char *path, mode_t mode, char *why, size_t len)
 		close(fd);
 		return err;
 	}
-	if (shared_folder(&st)) {
+	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
 		close(fd);
-		return refuse(why, len, "%s is writable by any user and not sticky: another user could plant links in it; use a folder of your own",
-			      path);
+		return refuse(why, len, "%s is %s: another user could plant links in it; name a folder of your own, or a new one",
+			      path, st.st_uid != geteuid() ? "another user's folder" :
+			      "a folder that others may write to");
 	}
 	return fd;
 }

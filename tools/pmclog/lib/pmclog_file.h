@@ -76,8 +76,9 @@ FILE *pmclog_file__fopen_out(const char *path);
 
 /*
  * Open, or make with mode, the folder path as the root of a tree that
- * pmclog writes into: not a symbolic link, and not writable by others
- * unless sticky.  Return: a descriptor (O_DIRECTORY | O_CLOEXEC), or
+ * pmclog writes into: not a symbolic link, the caller's, and writable by
+ * nobody else (whoever may rename its entries can swap a link into a
+ * path between two calls).  Return: a descriptor (O_DIRECTORY | O_CLOEXEC), or
  * -errno (-EPERM with why filled for a refusal).
  */
 int pmclog_file__open_tree(const char *path, mode_t mode, char *why, size_t len);
