@@ -119,6 +119,7 @@ struct recorder {
 	int out;		/* the log file */
 	struct pmclog_writer *writer;	/* saves it; from START on */
 	struct pmclog_archive *archive;	/* --archive: the writer's tool */
+	bool archive_late;		/* its copies outlasted ARCHIVE_WAIT_MS */
 	int sigfd;		/* SIGINT, SIGTERM, SIGHUP */
 	int pidfd;		/* the target; -1 if none or unsupported */
 	pid_t target;		/* whose exit ends the log; 0 if none */
@@ -1160,7 +1161,7 @@ static void print_summary(struct recorder *rec)
 	if (rec->archive) {
 		const struct pmclog_archive_stats *as = pmclog_archive__stats(rec->archive);
 
-		if (pmclog_archive__flush(rec->archive, ARCHIVE_WAIT_MS))
+		if (rec->archive_late)
 			fprintf(stderr, "pmclog: the archive's copies did not end in %u s: what is still being copied is left out\n",
 				ARCHIVE_WAIT_MS / 1000);
 		fprintf(stderr, "pmclog: %llu objects (%llu bytes) archived in %s, %llu maps gone before they could be copied, %llu objects not copied; report with -r %s\n",
@@ -1276,7 +1277,10 @@ static int start_recording(struct recorder *rec)
 	if (!ret)
 		ret = open_output(rec);
 	if (!ret && o->archive) {
-		rec->archive = pmclog_archive__new(o->archive, NULL);
+		/* record_main() waits for the copies itself, before the summary. */
+		struct pmclog_archive_opts aopts = { .sz = sizeof(aopts), .timeout_ms = 1 };
+
+		rec->archive = pmclog_archive__new(o->archive, &aopts);
 		if (!rec->archive) {
 			warn("cannot make the archive %s", o->archive);
 			ret = EX_CANTCREAT;
@@ -1407,6 +1411,8 @@ int record_main(int argc, char **argv, struct pmclog_device *dev)
 
 	record_loop(&rec);
 	stop_and_drain(&rec);
+	if (rec.archive && pmclog_archive__flush(rec.archive, ARCHIVE_WAIT_MS))
+		rec.archive_late = true;
 	close_output(&rec);
 	teardown(&rec);
 	print_summary(&rec);
