@@ -8,6 +8,7 @@
 #define _PMCLOG_COMPAT_H
 
 #include <linux/hrtimer.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/timer.h>
 #include <asm/apic.h>
@@ -39,6 +40,25 @@ static inline bool pmclog_is_user_task(struct task_struct *t)
 #else
 #define pmclog_from_timer(var, t, field) from_timer(var, t, field)
 #endif
+
+/*
+ * Wait until no irq_work of the module's can still be inside the kernel's
+ * irq_work_single(), which reads a work again after clearing its busy bit,
+ * so after irq_work_sync() may have returned: before freeing memory that
+ * holds irq_works.  Works that run in hard interrupt context run with
+ * interrupts off, which synchronize_rcu() waits for; PREEMPT_RT runs the
+ * others preemptibly in the CPU's irq_work thread, done with them only at
+ * that thread's next voluntary sleep, which synchronize_rcu_tasks() waits
+ * for (upstream's irq_work_sync() came to wait for this itself only in
+ * 2026).  Process context; sleeps.
+ */
+static inline void pmclog_irq_work_quiesce(void)
+{
+	synchronize_rcu();
+#if defined(CONFIG_PREEMPT_RT) && defined(CONFIG_TASKS_RCU)
+	synchronize_rcu_tasks();
+#endif
+}
 
 /* timer_shutdown_sync() is in 6.2 and in Debian's 6.1 (backported). */
 static inline void pmclog_timer_shutdown_sync(struct timer_list *t)

@@ -115,7 +115,8 @@ static int pmclog_hrtimer_cpu_online(unsigned int cpu, struct hlist_node *node)
 
 /*
  * Also when the PMC stops.  Once the CPU is disarmed the scheduler hook
- * leaves its timer alone; hrtimer_cancel() waits for a running callback.
+ * leaves its timer alone; hrtimer_cancel() waits for a running callback,
+ * and then nothing of this PMC queues the CPU's drains again.
  */
 static int pmclog_hrtimer_cpu_offline(unsigned int cpu, struct hlist_node *node)
 {
@@ -126,6 +127,7 @@ static int pmclog_hrtimer_cpu_offline(unsigned int cpu, struct hlist_node *node)
 	ht->armed = false;
 	local_irq_enable();
 	hrtimer_cancel(&ht->timer);
+	pmclog_sample_cpu_offline(ht->pmc->owner, cpu);
 	return 0;
 }
 

@@ -358,6 +358,7 @@ unsigned long pmclog_proc_missed(void);
 /* pmclog_sample.c */
 int pmclog_owner_alloc_cpus(struct pmclog_owner *o);
 void pmclog_owner_free_cpus(struct pmclog_owner *o);
+void pmclog_sample_cpu_offline(struct pmclog_owner *o, unsigned int cpu);
 void pmclog_sample_take(struct pmclog_pmc *pmc, struct pt_regs *regs);
 void pmclog_sample_throttle(struct pmclog_pmc *pmc, unsigned int reason,
 			    u64 tstamp);

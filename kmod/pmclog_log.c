@@ -31,8 +31,12 @@
 /*
  * Writers run in kprobe and tracepoint handlers, with preemption off, where
  * PREEMPT_RT forbids the wait queue's lock (a sleeping spinlock there).  They
- * wake the reader through an irq_work, which RT runs in a thread, or through
- * the timer (whose base lock is raw), never with wake_up() itself.
+ * wake the reader through an irq_work or through the timer (whose base lock
+ * is raw), never with wake_up() itself.  On PREEMPT_RT through the timer
+ * only: RT runs such an irq_work in the CPU's irq_work thread, which a CPU
+ * going offline parks with the work still queued, so that no later queue
+ * of it succeeds and the reader sleeps on; a timer moves to a CPU that
+ * stays (timers_dead_cpu()).  RT's irq_work waits for the tick anyway.
  */
 static void pmclog_log_wake_now(struct irq_work *w)
 {
@@ -75,6 +79,7 @@ void pmclog_log_destroy(struct pmclog_log *log)
 {
 	pmclog_timer_shutdown_sync(&log->wake_timer);
 	irq_work_sync(&log->wake_work);
+	pmclog_irq_work_quiesce();
 	free_cpumask_var(log->pend_cpus);
 	kfree(log->pend_records);
 	kfree(log->pend_samples);
@@ -127,10 +132,14 @@ static void pmclog_log_wake(struct pmclog_log *log)
 {
 	if (!wq_has_sleeper(&log->wait))
 		return;
-	if (log->head - READ_ONCE(log->tail) >= log->size / 4)
+	if (log->head - READ_ONCE(log->tail) < log->size / 4) {
+		if (!timer_pending(&log->wake_timer))
+			mod_timer(&log->wake_timer, jiffies + PMCLOG_WAKE_DELAY);
+	} else if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		timer_reduce(&log->wake_timer, jiffies);
+	} else {
 		irq_work_queue(&log->wake_work);
-	else if (!timer_pending(&log->wake_timer))
-		mod_timer(&log->wake_timer, jiffies + PMCLOG_WAKE_DELAY);
+	}
 }
 
 /*

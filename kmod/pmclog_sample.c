@@ -62,6 +62,7 @@
 #include <linux/topology.h>
 
 #include "pmclog_kern.h"
+#include "pmclog_compat.h"
 
 /*
  * Take a sample of the interrupted context @regs for @pmc on this CPU.
@@ -383,6 +384,21 @@ int pmclog_owner_alloc_cpus(struct pmclog_owner *o)
 	return 0;
 }
 
+/*
+ * @cpu goes offline, and no source of @o produces there any more: nothing
+ * of @o's stays queued on it.  On @cpu's hotplug thread, before the CPU
+ * parks its threads (CPUHP_AP_ONLINE_DYN comes down before
+ * CPUHP_AP_SMPBOOT_THREADS): PREEMPT_RT runs the lazy drain in the CPU's
+ * irq_work thread, and a drain still queued when that thread parks would
+ * keep STOP and close waiting in irq_work_sync() until the CPU is back.
+ * What the ring holds, STOP's flush drains.  Sleeps.
+ */
+void pmclog_sample_cpu_offline(struct pmclog_owner *o, unsigned int cpu)
+{
+	if (o->cpus && o->cpus[cpu])
+		pmclog_sample_sync(o->cpus[cpu]);
+}
+
 /* Process context; every producer has stopped. */
 void pmclog_owner_free_cpus(struct pmclog_owner *o)
 {
@@ -390,11 +406,13 @@ void pmclog_owner_free_cpus(struct pmclog_owner *o)
 
 	if (!o->cpus)
 		return;
-	for_each_possible_cpu(cpu) {
-		if (o->cpus[cpu]) {
+	for_each_possible_cpu(cpu)
+		if (o->cpus[cpu])
 			pmclog_sample_sync(o->cpus[cpu]);
+	pmclog_irq_work_quiesce();
+	for_each_possible_cpu(cpu) {
+		if (o->cpus[cpu])
 			pmclog_callchain_free(o->cpus[cpu]);
-		}
 		kvfree(o->cpus[cpu]);
 	}
 	kfree(o->cpus);

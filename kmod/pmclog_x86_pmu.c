@@ -773,8 +773,11 @@ static int pmclog_x86_pmu_cpu_offline(unsigned int cpu)
 		local_irq_enable();
 		pmclog_x86_pmu_log_skip(x, cpu);
 	}
-	mutex_unlock(&pmclog_x86_pmu_mutex);
 	pmclog_x86_pmu_unthrottle_stop(cpu);
+	/* Neither an NMI nor an unthrottle queues a drain here any more. */
+	list_for_each_entry(x, &pmclog_x86_pmu_running, node)
+		pmclog_sample_cpu_offline(x->pmc->owner, cpu);
+	mutex_unlock(&pmclog_x86_pmu_mutex);
 	return 0;
 }
 

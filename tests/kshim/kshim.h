@@ -173,9 +173,16 @@ struct timer_list { int pending; };
 #define timer_setup(t, f, fl)	((void)(f), (t)->pending = 0)
 #define timer_pending(t)	((t)->pending)
 #define mod_timer(t, when)	((t)->pending = 1)
+#define timer_reduce(t, when)	((t)->pending = 1)
 #define from_timer(var, t, field)	container_of(t, typeof(*var), field)
 static inline void timer_shutdown_sync(struct timer_list *t) { (void)t; }
 extern unsigned long jiffies;
+
+/* RCU: one thread, nothing to wait for */
+static inline void synchronize_rcu(void) { }
+
+/* Config: a kernel without PREEMPT_RT */
+#define IS_ENABLED(option)	0
 
 /* hrtimer, apic: declared for pmclog_compat.h, not used */
 enum hrtimer_restart { HRTIMER_NORESTART, HRTIMER_RESTART };

@@ -1,12 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# timeout: 120
+# timeout: 240
 #
 # CPU hotplug while sampling: cpu-clock keeps sampling the CPU that stays,
 # at its rate (no second timer migrates onto it), and samples the CPU that
 # comes back online again; system-wide (the timers run throughout) and in
 # process mode with -d (the scheduler hook starts them, and a CPU that
-# comes back is armed again).
+# comes back is armed again).  Then the log stopped and closed while cpu1
+# is offline, at 10 kHz with stacks, five times: a drain or a wake-up
+# queued on cpu1 just before it went must keep neither waiting (PREEMPT_RT
+# runs them in cpu1's irq_work thread, which parks), and the module
+# unloads after.
 # shellcheck source=tests/vm/lib.sh
 . /lib/vmtest/lib.sh
 require_module
@@ -60,3 +64,42 @@ hotplug_run() {
 
 hotplug_run -a
 hotplug_run -d
+
+# offline_stop N: record -a -g at 10 kHz over both CPUs busy, cpu1 offline
+# 0.6 s in, SIGINT 0.3 s later, while it is still offline.
+offline_stop() {
+	log=$OUT/offstop$1.pmclog
+	txt=$OUT/offstop$1.txt
+	/bin/busy 8 >/dev/null 2>&1 &
+	b0=$!
+	/bin/busy 8 >/dev/null 2>&1 &
+	b1=$!
+	sigdfl pmclog record --no-kallsyms -a -g -F 10000 -o "$log" \
+		>"$OUT/offstop$1.out" 2>"$OUT/offstop$1.err" &
+	rec=$!
+	wait_for 10 test -s "$log" || diag "no bytes in $log after 10 s"
+	sleep 0.6
+	echo 0 >"$CPU1"
+	sleep 0.3
+	kill -INT "$rec"
+	if wait_exit "$rec" 30; then
+		is "$WAIT_STATUS" 0 "round $1: record -a -g stopped while cpu1 is offline exits 0" ||
+			diag "record: $(tail -n 3 "$OUT/offstop$1.err")"
+	else
+		not_ok "round $1: record -a -g stopped while cpu1 is offline exits within 30 s"
+		[ -r "/proc/$rec/stack" ] &&
+			while IFS= read -r l; do diag "  $l"; done <"/proc/$rec/stack"
+	fi
+	echo 1 >"$CPU1"
+	kill "$b0" "$b1" 2>/dev/null
+	wait "$b0" "$b1" 2>/dev/null
+	dump_log "$log" "$txt" || diag "dump: $(tail -n 3 "$txt.err")"
+	is "$(last_type "$txt")" CLOSELOG "round $1: its log ends with CLOSELOG"
+	rm -f "$txt"
+}
+
+for round in 1 2 3 4 5; do
+	offline_stop "$round"
+done
+module_unload_check "rmmod after the logs stopped with cpu1 offline"
+kernel_log_clean
