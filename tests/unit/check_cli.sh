@@ -201,6 +201,11 @@ expect 0 "report -k of a directory that is there, under -r" report -q -r "$tmp/r
 expect 64 "record -a --no-inherit" record -a --no-inherit -- true
 has "$tmp/err" "--no-inherit is for the descendants" "record -a --no-inherit says why"
 expect 64 "record without a target" record -o "$tmp/x.pmclog"
+expect 64 "record --user without a command" record -a --user nobody -o "$tmp/x.pmclog"
+has "$tmp/err" "--user is whom the command runs as: give the command" "record --user without a command says why"
+expect 67 "record --user of a user that does not exist" record --user pmclog-no-such-user -o "$tmp/x.pmclog" -- true
+has "$tmp/err" "--user pmclog-no-such-user: no such user" "record --user names the user it did not find"
+if [[ -e $tmp/x.pmclog ]]; then not_ok "record refused: no log left"; else ok "record refused: no log left"; fi
 
 echo "1..$n"
 ((failed == 0))

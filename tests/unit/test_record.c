@@ -7,7 +7,7 @@
  * refused exits at once instead of waiting for the command it holds,
  * the message of a rate above the module's limit, and whole recordings:
  * the file is the module's records, the summary their counts, a log the
- * module did not end is an error.
+ * module did not end is an error; --user runs the command as that user.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +17,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -724,6 +726,123 @@ static void test_output_not_theirs(void **state)
 	assert_int_equal(unlink(out_path), 0);
 }
 
+/* test_user()'s command: who it runs as, into DIR/whoami (DIR its $0). */
+#define WHOAMI	"exec >\"$0/whoami\"; id -u; id -ru; id -g; id -rg; id -G; " \
+		"printf '%s\\n' \"$HOME\" \"$USER\" \"$LOGNAME\" \"$PMCLOG_TEST_KEPT\"; " \
+		"grep -E '^Cap(Prm|Eff|Amb):' /proc/self/status"
+
+/*
+ * --user, as root: the command runs as that user, by uid or by name:
+ * its uid, gid and groups (none of root's), its HOME, USER and LOGNAME
+ * (root's as we pass them replaced, the rest of the environment kept),
+ * and no capability left to take root back with.  nobody (65534) is the
+ * user; the test is skipped where it does not exist or we are not root.
+ */
+static void test_user(void **state)
+{
+	char dir[] = "/tmp/pmclog-record-user-XXXXXX", path[64], want[1024], gids[256];
+	static const char *const vars[] = { "HOME", "USER", "LOGNAME" };
+	char name[64], home[256], uid_s[16], *saved[3];
+	struct passwd *pw;
+	gid_t gid, g[64], old_groups[256], root_groups[] = { 0 };
+	int ng = 64, k = 0, nold;
+	double secs;
+	(void)state;
+
+	pw = getpwuid(65534);
+	if (geteuid() != 0 || !pw) {
+		print_message("--user needs root and a user 65534: skipped\n");
+		skip();
+	}
+	snprintf(name, sizeof(name), "%s", pw->pw_name);
+	snprintf(home, sizeof(home), "%s", pw->pw_dir);
+	gid = pw->pw_gid;
+	assert_true(getgrouplist(name, gid, g, &ng) >= 0);
+	/* id -G: the gid, then the other groups in the kernel's order (sorted). */
+	for (int i = 1; i < ng; i++)
+		for (int j = i; j > 0 && g[j - 1] > g[j]; j--) {
+			gid_t t = g[j];
+
+			g[j] = g[j - 1];
+			g[j - 1] = t;
+		}
+	k = snprintf(gids, sizeof(gids), "%u", (unsigned int)gid);
+	for (int i = 0; i < ng; i++) {
+		assert_int_not_equal(g[i], 0);	/* else root's group proves nothing */
+		if (g[i] != gid)
+			k += snprintf(gids + k, sizeof(gids) - (size_t)k, " %u", (unsigned int)g[i]);
+	}
+	snprintf(want, sizeof(want),
+		 "65534\n65534\n%u\n%u\n%s\n%s\n%s\n%s\nkept\n"
+		 "CapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapAmb:\t0000000000000000\n",
+		 (unsigned int)gid, (unsigned int)gid, gids, home, name, name);
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0777), 0);	/* the user writes there */
+	snprintf(path, sizeof(path), "%s/whoami", dir);
+	for (int i = 0; i < 3; i++) {
+		saved[i] = getenv(vars[i]) ? strdup(getenv(vars[i])) : NULL;
+		setenv(vars[i], i ? "root" : "/root", 1);
+	}
+	setenv("PMCLOG_TEST_KEPT", "kept", 1);
+	/* Root's group as a supplementary one too, which the command must not keep. */
+	nold = getgroups(256, old_groups);
+	assert_true(nold >= 0);
+	assert_int_equal(setgroups(1, root_groups), 0);
+
+	snprintf(uid_s, sizeof(uid_s), "%u", 65534U);
+	for (int by_name = 0; by_name < 2; by_name++) {
+		unlink(path);
+		assert_int_equal(run_record(&secs, "-q", "--no-kallsyms", "-o", out_path,
+					    "--user", by_name ? name : uid_s,
+					    "--", "sh", "-c", WHOAMI, dir, NULL), 0);
+		assert_true(fake.started && fake.stopped);
+		assert_string_equal(read_file(err_path), "");
+		assert_string_equal(read_file(path), want);
+	}
+	assert_int_equal(setgroups((size_t)nold, old_groups), 0);
+	for (int i = 0; i < 3; i++) {
+		if (saved[i])
+			setenv(vars[i], saved[i], 1);
+		else
+			unsetenv(vars[i]);
+		free(saved[i]);
+	}
+	unsetenv("PMCLOG_TEST_KEPT");
+	unlink(path);
+	rmdir(dir);
+}
+
+/*
+ * --user without a command, and a user that does not exist, by name or
+ * uid: refused before the module is asked anything (EX_USAGE, EX_NOUSER).
+ */
+static void test_user_refused(void **state)
+{
+	const char *err;
+	double secs;
+	(void)state;
+
+	assert_int_equal(run_record(&secs, "-a", "--user", "nobody", NULL), 64);
+	assert_int_equal(fake.nallocs, 0);
+	assert_non_null(strstr(read_file(err_path),
+			       "--user is whom the command runs as: give the command"));
+	assert_int_equal(run_record(&secs, "-p", "1", "--user", "nobody", NULL), 64);
+	assert_int_equal(fake.nallocs, 0);
+
+	assert_int_equal(run_record(&secs, "--user", "pmclog-no-such-user", "--", "true", NULL), 67);
+	assert_int_equal(fake.nallocs, 0);
+	err = read_file(err_path);
+	assert_non_null(strstr(err, "--user pmclog-no-such-user: no such user"));
+	if (!getpwuid(2147483646)) {
+		assert_int_equal(run_record(&secs, "--user", "2147483646", "--", "true", NULL), 67);
+		assert_int_equal(fake.nallocs, 0);
+	}
+	/* (uid_t)-1 is no uid, whatever the passwd file says. */
+	assert_int_equal(run_record(&secs, "--user", "4294967295", "--", "true", NULL), 67);
+	assert_int_equal(run_record(&secs, "--user", "", "--", "true", NULL), 67);
+	assert_false(fake.started);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -740,6 +859,8 @@ int main(void)
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_system_while_command),
 		cmocka_unit_test(test_no_closelog),
+		cmocka_unit_test(test_user),
+		cmocka_unit_test(test_user_refused),
 	};
 
 	return cmocka_run_group_tests_name("record", tests, setup, teardown);

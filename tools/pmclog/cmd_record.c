@@ -16,8 +16,10 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -60,6 +62,7 @@ struct record_opts {
 	bool system;		/* -a */
 	pid_t pid;		/* -p PID; 0 if none */
 	char **cmd;		/* CMD ARGS...; NULL if none */
+	const char *user;	/* --user: CMD runs as this user; NULL: as we run */
 	char *events[MAX_EVENTS];	/* -e, each; strdup()ed */
 	unsigned int nevents;
 	struct pmclog_alloc allocs[MAX_EVENTS];	/* parsed, with -F or -c */
@@ -313,7 +316,51 @@ static int check_options(const struct record_opts *o)
 		return cmd_usage_error(&record_usage,
 				       "%s is for the descendants of -p PID or of a command; -a sees every process",
 				       o->inherit_opt);
+	if (o->user && !o->cmd)
+		return cmd_usage_error(&record_usage,
+				       "--user is whom the command runs as: give the command (pmclog record --user %s -- CMD)",
+				       o->user);
 	return 0;
+}
+
+/* getpwnam(3): these errors say "no such entry", as 0 does. */
+static bool pw_missing(int err)
+{
+	return !err || err == ENOENT || err == ESRCH || err == EBADF || err == EPERM;
+}
+
+/*
+ * The passwd entry of --user's USER: a name, else a numeric uid (as
+ * runuser(1) and chown(1) take it).  0, or EX_NOUSER or EX_OSERR, said.
+ * *pw is getpwnam()'s static entry: good until the next lookup.
+ */
+static int find_user(const char *user, struct passwd **pw)
+{
+	unsigned long long uid;
+	char *end;
+	int err;
+
+	errno = 0;
+	*pw = getpwnam(user);
+	err = *pw ? 0 : errno;
+	if (!*pw && pw_missing(err) && user[0] >= '0' && user[0] <= '9') {
+		errno = 0;
+		uid = strtoull(user, &end, 10);
+		/* (uid_t)-1 is "no change" to setuid() and friends, never a user. */
+		if (!errno && !*end && uid < (uid_t)-1) {
+			*pw = getpwuid((uid_t)uid);
+			err = *pw ? 0 : errno;
+		}
+	}
+	if (*pw)
+		return 0;
+	if (!pw_missing(err)) {
+		warnx("--user %s: cannot look the user up: %s", user, strerror(err));
+		return EX_OSERR;
+	}
+	warnx("--user %s: no such user (getent passwd lists none by that name or uid); give the name or uid of an existing user",
+	      user);
+	return EX_NOUSER;
 }
 
 /* -e NAME[,NAME...], repeatable: each event its own PMC in the log. */
@@ -403,6 +450,11 @@ const struct cmd_usage record_usage = {
 		OPT_CALLBACK_GROUP(0, "no-inherit", NULL, parse_no_inherit, 3,
 				   "with -p or CMD: that process only, not those it\n"
 				   "starts (perf's --no-inherit)"),
+		OPT_STRING(0, "user", "USER", struct record_opts, user,
+			   "run CMD as USER (a name or a uid): its uid, group,\n"
+			   "groups, HOME, USER and LOGNAME, set once sampling\n"
+			   "has started; without it CMD runs as pmclog does,\n"
+			   "as root with root's environment under sudo"),
 		OPT_STRING('o', NULL, "FILE", struct record_opts, output,
 			   "the log (default " DEFAULT_OUTPUT "; - for standard\n"
 			   "output, then CMD's goes to standard error)"),
@@ -445,7 +497,9 @@ const struct cmd_usage record_usage = {
 		OPT_END(),
 	},
 	.notes = "CMD, or -p PID, is followed into the processes it forks (as perf record\n"
-		 "does); --no-inherit samples it alone.",
+		 "does); --no-inherit samples it alone.  CMD runs as the user pmclog runs\n"
+		 "as, root's environment and all: sudo pmclog record --user \"$SUDO_USER\"\n"
+		 "-- CMD runs it as the user who typed it.",
 };
 
 static int parse_options_record(int argc, char **argv, struct record_opts *o)
@@ -465,6 +519,14 @@ static int parse_options_record(int argc, char **argv, struct record_opts *o)
 	ret = check_options(o);
 	if (ret)
 		return ret;
+	/* Looked up again before the fork; here to refuse it before the device. */
+	if (o->user) {
+		struct passwd *pw;
+
+		ret = find_user(o->user, &pw);
+		if (ret)
+			return ret;
+	}
 	if (!o->nevents && add_events(o, "cpu-clock"))
 		return EX_OSERR;
 	finish_rates(o);
@@ -661,15 +723,163 @@ fail:
 /* The command                                                        */
 
 /*
- * In the child: wait for the parent to start the log, then exec.  An
- * exec failure goes back to the parent as errno through exec_fd, which
- * exec would have closed.
+ * --user: whom the command becomes just before exec, all of it looked up
+ * in the parent before the fork, so that the child makes system calls
+ * only, what fork(2) allows a child of a process that may have threads:
+ * the lookups go through NSS (files, sss, LDAP), which locks, allocates
+ * and may open sockets, as initgroups() does.
+ */
+struct run_as {
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups;		/* what initgroups() sets: getgrouplist()'s */
+	int ngroups;
+	char **envp;		/* ours, with HOME, USER and LOGNAME the user's */
+	char *env[3];		/* those three, malloc'd */
+};
+
+/* What failed in the child: exec, or a step of becoming the user. */
+enum child_step {
+	CHILD_EXEC,
+	CHILD_SETGROUPS,
+	CHILD_SETGID,
+	CHILD_SETUID,
+	CHILD_STILL_ROOT,	/* the drop could be undone */
+};
+
+/* What the child sends back through exec_fd, which exec would have closed. */
+struct child_failure {
+	int step;		/* enum child_step */
+	int err;		/* its errno */
+};
+
+static const char *const child_step_name[] = {
+	[CHILD_SETGROUPS] = "setgroups",
+	[CHILD_SETGID] = "setgid",
+	[CHILD_SETUID] = "setuid",
+};
+
+static void run_as_free(struct run_as *ra)
+{
+	free(ra->groups);
+	free(ra->envp);
+	for (size_t i = 0; i < 3; i++)
+		free(ra->env[i]);
+}
+
+/* Whether the environment entry e sets var. */
+static bool env_sets(const char *e, const char *var)
+{
+	size_t n = strlen(var);
+
+	return !strncmp(e, var, n) && e[n] == '=';
+}
+
+/* ra (zeroed) for --user USER; 0, or an exit status, said.  run_as_free() after. */
+static int run_as_prepare(struct run_as *ra, const char *user)
+{
+	static const char *const vars[] = { "HOME", "USER", "LOGNAME" };
+	const char *vals[3];
+	struct passwd *pw;
+	const char *name;
+	size_t n, k = 0;
+	int ret, max = 16, want;
+
+	ret = find_user(user, &pw);
+	if (ret)
+		return ret;
+	ra->uid = pw->pw_uid;
+	ra->gid = pw->pw_gid;
+	vals[0] = pw->pw_dir;
+	vals[1] = vals[2] = pw->pw_name;
+	for (size_t i = 0; i < 3; i++) {
+		if (asprintf(&ra->env[i], "%s=%s", vars[i], vals[i]) < 0) {
+			ra->env[i] = NULL;
+			goto nomem;
+		}
+	}
+	/* The group lookups may reuse getpwnam()'s entry: the name is kept in USER=. */
+	name = ra->env[1] + strlen("USER=");
+	for (;;) {
+		gid_t *g = realloc(ra->groups, (size_t)max * sizeof(*g));
+
+		if (!g)
+			goto nomem;
+		ra->groups = g;
+		want = max;
+		if (getgrouplist(name, ra->gid, g, &want) >= 0) {
+			ra->ngroups = want;
+			break;
+		}
+		/* glibc says how many there are; a libc that does not, twice as many. */
+		want = want > max ? want : 2 * max;
+		if (want > 65536) {	/* the kernel's NGROUPS_MAX */
+			warnx("--user %s: in more groups than the kernel allows (65536)", user);
+			return EX_CONFIG;
+		}
+		max = want;
+	}
+	for (n = 0; environ[n]; n++)
+		;
+	ra->envp = calloc(n + 4, sizeof(*ra->envp));
+	if (!ra->envp)
+		goto nomem;
+	for (size_t i = 0; i < n; i++) {
+		if (!env_sets(environ[i], vars[0]) && !env_sets(environ[i], vars[1]) &&
+		    !env_sets(environ[i], vars[2]))
+			ra->envp[k++] = environ[i];
+	}
+	for (size_t i = 0; i < 3; i++)
+		ra->envp[k++] = ra->env[i];
+	ra->envp[k] = NULL;
+	return 0;
+nomem:
+	warn("--user %s", user);
+	return EX_OSERR;
+}
+
+/*
+ * In the child, just before exec: become ra's user for good, as runuser
+ * does.  Groups, then gid, then uid: each step but the last needs the
+ * root that the last gives up.  CHILD_EXEC when done (on to exec), else
+ * the step that failed, errno set.
+ */
+static enum child_step become_user(const struct run_as *ra)
+{
+	uid_t ruid, euid, suid;
+	gid_t rgid, egid, sgid;
+
+	if (setgroups((size_t)ra->ngroups, ra->groups))
+		return CHILD_SETGROUPS;
+	if (setgid(ra->gid))
+		return CHILD_SETGID;
+	if (setuid(ra->uid))
+		return CHILD_SETUID;
+	/*
+	 * Root's setuid() sets the real, effective and saved ids alike; one
+	 * left at 0 (a kernel or a seccomp filter that lied), or a setuid(0)
+	 * that works, would let the command take root back.
+	 */
+	if (getresuid(&ruid, &euid, &suid) || getresgid(&rgid, &egid, &sgid) ||
+	    ruid != ra->uid || euid != ra->uid || suid != ra->uid ||
+	    rgid != ra->gid || egid != ra->gid || sgid != ra->gid ||
+	    (ra->uid != 0 && setuid(0) == 0)) {
+		errno = EPERM;
+		return CHILD_STILL_ROOT;
+	}
+	return CHILD_EXEC;
+}
+
+/*
+ * In the child: wait for the parent to start the log, become --user's
+ * user if given, then exec.  A failure goes back to the parent through
+ * exec_fd, which exec would have closed.
  */
 static void __attribute__((noreturn))
-child_exec(struct recorder *rec, int go_rd, int exec_wr)
+child_exec(struct recorder *rec, const struct run_as *ra, int go_rd, int exec_wr)
 {
+	struct child_failure f = { CHILD_EXEC, 0 };
 	char c;
-	int err;
 
 	signal(SIGPIPE, rec->old_sigpipe);	/* ignored stays ignored across exec */
 	sigprocmask(SIG_SETMASK, &rec->saved_mask, NULL);
@@ -678,17 +888,28 @@ child_exec(struct recorder *rec, int go_rd, int exec_wr)
 		_exit(127);
 	if (read(go_rd, &c, 1) != 1)
 		_exit(127);	/* the parent gave up before START */
-	execvp(rec->opts->cmd[0], rec->opts->cmd);
-	err = errno;
-	if (write(exec_wr, &err, sizeof(err)) != sizeof(err))
+	if (ra)
+		f.step = become_user(ra);
+	if (f.step == CHILD_EXEC)
+		execvpe(rec->opts->cmd[0], rec->opts->cmd, ra ? ra->envp : environ);
+	f.err = errno;
+	if (write(exec_wr, &f, sizeof(f)) != sizeof(f))
 		_exit(127);
 	_exit(127);
 }
 
 static int spawn_command(struct recorder *rec)
 {
-	int go[2], exec_status[2];
+	struct run_as ra = { 0 };
+	int go[2], exec_status[2], ret;
 
+	if (rec->opts->user) {
+		ret = run_as_prepare(&ra, rec->opts->user);
+		if (ret) {
+			run_as_free(&ra);
+			return ret;
+		}
+	}
 	if (pipe2(go, O_CLOEXEC) < 0)
 		goto fail;
 	if (pipe2(exec_status, O_CLOEXEC) < 0) {
@@ -709,8 +930,9 @@ static int spawn_command(struct recorder *rec)
 		/* Else the held child keeps the go pipe open and never sees EOF. */
 		close(go[1]);
 		close(exec_status[0]);
-		child_exec(rec, go[0], exec_status[1]);
+		child_exec(rec, rec->opts->user ? &ra : NULL, go[0], exec_status[1]);
 	}
+	run_as_free(&ra);
 	close(go[0]);
 	close(exec_status[1]);
 	rec->go_fd = go[1];
@@ -718,32 +940,47 @@ static int spawn_command(struct recorder *rec)
 	return 0;
 fail:
 	warn("cannot start %s", rec->opts->cmd[0]);
+	run_as_free(&ra);
 	return EX_OSERR;
 }
 
 /*
- * Let the command exec.  Return 0 once it has, or EX_UNAVAILABLE after
+ * Let the command exec.  Return 0 once it has, or an exit status after
  * saying why it could not; it then exits 127 and ends the log.
  */
 static int release_command(struct recorder *rec)
 {
+	const struct record_opts *o = rec->opts;
+	struct child_failure f;
 	ssize_t n;
-	int err;
 
 	if (write(rec->go_fd, "g", 1) != 1)
-		warn("cannot release %s", rec->opts->cmd[0]);
+		warn("cannot release %s", o->cmd[0]);
 	close(rec->go_fd);
 	rec->go_fd = -1;
 	do
-		n = read(rec->exec_fd, &err, sizeof(err));
+		n = read(rec->exec_fd, &f, sizeof(f));
 	while (n < 0 && errno == EINTR);
 	close(rec->exec_fd);
 	rec->exec_fd = -1;
-	if (n != sizeof(err))
+	if (n != sizeof(f))
 		return 0;
-	warnx("cannot execute %s: %s", rec->opts->cmd[0], strerror(err));
 	rec->exec_failed = true;
-	return EX_UNAVAILABLE;
+	switch (f.step) {
+	case CHILD_EXEC:
+		warnx("cannot execute %s: %s", o->cmd[0], strerror(f.err));
+		return EX_UNAVAILABLE;
+	case CHILD_STILL_ROOT:
+		warnx("%s not run: as user %s it could still have become root again (its user or group ids were not all %s's after setuid)",
+		      o->cmd[0], o->user, o->user);
+		return EX_OSERR;
+	default:
+		warnx("cannot run %s as user %s: %s: %s%s", o->cmd[0], o->user,
+		      f.step > CHILD_EXEC && f.step < CHILD_STILL_ROOT ? child_step_name[f.step] : "?",
+		      strerror(f.err),
+		      f.err == EPERM ? "; --user needs pmclog to run as root (CAP_SETUID and CAP_SETGID)" : "");
+		return f.err == EPERM ? EX_NOPERM : EX_OSERR;
+	}
 }
 
 static void reap_command(struct recorder *rec, int options)

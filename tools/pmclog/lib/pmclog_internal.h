@@ -164,13 +164,17 @@ int pmclog_elf__load_opts(const char *path, const struct pmclog_elf_opts *opts,
  * A debuginfod client (libdebuginfod.so.1, loaded when first needed),
  * or NULL when DEBUGINFOD_URLS is unset or empty.  After a failure
  * other than "not there" (no server reachable, a timeout), it asks no
- * more: one report waits for the network at most once.
+ * more: one report waits for the network at most once.  It asks for at
+ * most 64 distinct build-ids (PMCLOG_DEBUGINFOD_MAX), each once, and
+ * sets DEBUGINFOD_TIMEOUT in the environment when that is unset (see
+ * pmclog_debuginfod.c).
  */
 struct pmclog_debuginfod *pmclog_debuginfod__new(void);
 void pmclog_debuginfod__free(struct pmclog_debuginfod *d);
 /*
  * The debug file of build-id id: an open fd, its path (malloc'd) in
- * *path; else a negative errno, with why in msg.
+ * *path, a file whose build-id is id; else a negative errno, with why in
+ * msg.
  */
 int pmclog_debuginfod__find(struct pmclog_debuginfod *d, const __u8 *id, size_t len,
 			    char **path, char *msg, size_t msglen);

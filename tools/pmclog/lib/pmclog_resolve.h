@@ -8,8 +8,10 @@
  *                   writes them), naming a regular file; without a
  *                   .symtab, the .symtab of its separate debug file
  *                   (ROOT/usr/lib/debug/.build-id, .gnu_debuglink, a
- *                   debuginfod server when DEBUGINFOD_URLS is set) whose
- *                   build-id is the object's
+ *                   debuginfod server when DEBUGINFOD_URLS is set: at
+ *                   most PMCLOG_DEBUGINFOD_MAX (64) build-ids per
+ *                   resolver, DEBUGINFOD_TIMEOUT set to 15 s in the
+ *                   environment when unset) whose build-id is the object's
  *   "[kernel]"      the symbols the log carries (KSYMBOL: the recorder's
  *                   copy of /proc/kallsyms), else the vmlinux or
  *                   System.map found under ROOT/KERNELDIR
