@@ -385,6 +385,7 @@ static void test_short_events(void **state)
 	hdr(&e.header, PMCLOG_BPF_EV_UNMAP, sizeof(e), 20);
 	pmclog_bpf_ring__record(ring, &e, sizeof(e) - 8);
 	pmclog_bpf_ring__record(ring, &e, 4);
+	map_in_raw(1, 2, "a", 2, offsetof(struct pmclog_bpf_map_in, flags));
 	assert_string_equal(taken(), "");
 	unmap(PID, 0, ~0ULL, 21);
 	assert_string_equal(taken(), "MAP_OUT 42 1000-2000 @21\n");

@@ -301,10 +301,11 @@ static void event_path(struct pmclog_bpf_ring *c, const struct pmclog_bpf_map_in
 static void on_map_in(struct pmclog_bpf_ring *c, const struct pmclog_bpf_map_in *e, size_t size)
 {
 	const struct pmclog_header *h = &e->header;
-	__u32 flags = e->flags & ~PMCLOG_BPF_PATH_TRUNC;
+	__u32 flags;
 
 	if (size < offsetof(struct pmclog_bpf_map_in, names))
 		return;
+	flags = e->flags & ~PMCLOG_BPF_PATH_TRUNC;
 	if (e->pid == PMCLOG_PID_KERNEL || (flags & PMCLOG_MAP_F_ANON)) {
 		size_t n = size - offsetof(struct pmclog_bpf_map_in, names);
 
