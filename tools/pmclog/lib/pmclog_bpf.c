@@ -248,14 +248,16 @@ struct kernel_syms {
 
 static int read_kernel_syms(struct kernel_syms *k)
 {
-	char line[1100];
+	char *line = NULL;
+	size_t cap = 0;
 	struct pmclog_ksym_line l;
 	FILE *f = fopen("/proc/kallsyms", "re");
 
 	memset(k, 0, sizeof(*k));
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
+	/* Whole lines: the rest of a long one is no line of its own. */
+	while (getline(&line, &cap, f) >= 0) {
 		if (!pmclog_ksym_line__parse(line, &l))
 			continue;
 		if (l.mod_len)
@@ -273,6 +275,7 @@ static int read_kernel_syms(struct kernel_syms *k)
 		else if (pmclog_ksym_line__is(&l, "simple_dname"))
 			k->simple_dname = l.addr;
 	}
+	free(line);
 	fclose(f);
 	if (!k->stext || k->etext <= k->stext) {
 		pr_warn("BPF collector: /proc/kallsyms has no kernel text (_stext, _etext): is kptr_restrict hiding it? (sysctl kernel.kptr_restrict=0)\n");
