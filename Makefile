@@ -89,8 +89,9 @@ unit-sanitize: deps
 	$(MAKE) -C $(SAN_DIR)/tests/unit check CFLAGS="$(SAN_CFLAGS)" \
 		LDFLAGS="-fsanitize=address,undefined"
 
-# The libFuzzer targets over the reader, the replay, the report and the
-# ELF loaders (tests/fuzz/Makefile), each for FUZZ_SECONDS, growing a
+# The libFuzzer targets over the reader, the replay, the report, the
+# ELF loaders and the BPF collector's maps lines and ring paths
+# (tests/fuzz/Makefile), each for FUZZ_SECONDS, growing a
 # corpus kept between runs.  make check runs them instead for a fixed
 # number of inputs from a fixed seed (make fuzz-check): deterministic, a
 # failure there is the code's.  Any crash fails, naming the reproducer.

@@ -9,6 +9,8 @@
  *                               behind fuzz_report's option bytes
  *   gen_seeds elf DIR ROLE:FILE...  FILE behind fuzz_elf's role byte, whole
  *                               and truncated
+ *   gen_seeds bpf_maps DIR      /proc/PID/maps texts and BPF ring events
+ *                               behind fuzz_bpf_maps's mode byte
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include "log_builder.h"
 #include "pmclog_internal.h"
 #include "pmclog_symtab.h"
+#include "../bpf/pmclog_bpf_events.h"
 
 static const char *outdir;
 
@@ -537,6 +540,100 @@ static void elf_seeds(int argc, char **argv)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* bpf_maps                                                           */
+
+#define MAPS_PAD	"                         "
+
+/*
+ * A line of 5000 bytes whose path has newlines ("\012") and, 4223 bytes
+ * in, a directory named like a line of maps; then a line cut short.
+ */
+static size_t maps_forged(char *text)
+{
+	size_t len = sprintf(text, "7f0000000000-7f0000002000 r-xp 00001000 fe:01 1234" MAPS_PAD
+			     "/home/user/");
+
+	while (len < 4222)
+		len += sprintf(text + len, "%s", 4222 - len >= 4 ? "\\012" : "x");
+	len += sprintf(text + len, "/1000-2000 r-xp 00000000 00:00 0 /etc/shadow");
+	for (; len < 4999; len++)
+		text[len] = len % 200 ? 'y' : '/';
+	text[len++] = '\n';
+	len += sprintf(text + len, "7f0000200000-7f0000201000 r-xp 00000000 fe:01 8 /usr/lib/cut");
+	return len;
+}
+
+static void bpf_event_seed(const char *name, unsigned char mode, __u32 pid, __u32 flags,
+			   int ncomp, const char *const *comps)
+{
+	static struct pmclog_bpf_map_in e;
+
+	memset(&e, 0, sizeof(e));
+	e.header.magic = PMCLOG_HEADER_MAGIC;
+	e.header.type = mode & 2 ? PMCLOG_BPF_EV_EXEC : PMCLOG_BPF_EV_MAP_IN;
+	e.header.cpu = 1;
+	e.header.tstamp = 1000;
+	e.pid = pid;
+	e.flags = flags;
+	e.start = mode & 2 ? 0 : 0x7f0000001000ULL;
+	e.end = mode & 2 ? 0 : 0x7f0000003000ULL;
+	e.offset = mode & 2 ? 0 : 0x1000;
+	for (int i = 0; i < ncomp; i++) {
+		size_t l = strlen(comps[i]) + 1;
+
+		memcpy(e.names + e.nbytes, comps[i], l);
+		e.nbytes += l;
+	}
+	e.ncomp = ncomp;
+	write_seed(name, &mode, 1, &e, offsetof(struct pmclog_bpf_map_in, names) + e.nbytes);
+}
+
+static void bpf_maps_seeds(void)
+{
+	static const char proc[] =
+		"55c5bda72000-55c5bda74000 r--p 00000000 fe:00 247134" MAPS_PAD "/usr/bin/cat\n"
+		"55c5bda74000-55c5bda79000 r-xp 00002000 fe:00 247134" MAPS_PAD "/usr/bin/cat\n"
+		"55c5bf0b2000-55c5bf0d3000 rw-p 00000000 00:00 0" MAPS_PAD "      [heap]\n"
+		"7f2a1c000000-7f2a1c021000 rwxp 00000000 00:00 0 \n"
+		"7f2a1d828000-7f2a1d97d000 r-xp 00028000 fe:00 263318" MAPS_PAD
+		"/usr/lib/x86_64-linux-gnu/libc.so.6\n"
+		"7f2a1d990000-7f2a1d991000 r-xs 00000000 00:01 1043" MAPS_PAD "  /memfd:jit (deleted)\n"
+		"7f2a1d9a0000-7f2a1d9a1000 r-xp 00000000 fe:00 99" MAPS_PAD "/tmp/old.so (deleted)\n"
+		"7ffd2c1f0000-7ffd2c211000 rw-p 00000000 00:00 0" MAPS_PAD "      [stack]\n"
+		"7ffd2c3e5000-7ffd2c3e7000 r-xp 00000000 00:00 0" MAPS_PAD "      [vdso]\n"
+		"ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0" MAPS_PAD "[vsyscall]\n";
+	static const char escaped[] =
+		"7f0000001000-7f0000002000 r-xp 00000000 fe:00 12" MAPS_PAD "/tmp/a\\012b\\012\n"
+		"7f0000003000-7f0000004000 r-xp 00000000 fe:00 13" MAPS_PAD "/tmp/\\\\012\\01\\134 x\n"
+		"7f0000005000-7f0000006000 r-xp 00000000 fe:00 14" MAPS_PAD "/tmp/last";
+	static const char *const lib[] = { "libc.so.6", "x86_64-linux-gnu", "lib" };
+	static const char *const sh[] = { "sh", "bin" };
+	static const char *const vdso[] = { "[vdso]" };
+	static const char *const ext4[] = { "ext4" };
+	static char text[8192], names[17][256];
+	const char *deep[17];
+	unsigned char zero = 0;
+
+	write_seed("maps-proc", &zero, 1, proc, sizeof(proc) - 1);
+	write_seed("maps-escaped", &zero, 1, escaped, sizeof(escaped) - 1);
+	write_seed("maps-forged", &zero, 1, text, maps_forged(text));
+	bpf_event_seed("map-in", 1, 42, 0, 3, lib);
+	bpf_event_seed("map-in-root", 1, 42, 0, 0, NULL);
+	bpf_event_seed("map-in-trunc", 1, 42, PMCLOG_BPF_PATH_TRUNC, 2, lib);
+	bpf_event_seed("map-in-anon", 1, 42, PMCLOG_MAP_F_ANON, 1, vdso);
+	bpf_event_seed("map-in-module", 1, PMCLOG_PID_KERNEL, PMCLOG_MAP_F_KMODULE, 1, ext4);
+	bpf_event_seed("exec", 3, 42, 0, 2, sh);
+	bpf_event_seed("exec-trunc", 3, 42, PMCLOG_BPF_PATH_TRUNC, 1, sh);
+	/* names full: 17 names of 255 bytes */
+	for (int i = 0; i < 17; i++) {
+		memset(names[i], 'a' + i, 255);
+		names[i][255] = '\0';
+		deep[i] = names[i];
+	}
+	bpf_event_seed("map-in-deep", 1, 42, 0, 17, deep);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[1], "reader")) {
@@ -551,8 +648,11 @@ int main(int argc, char **argv)
 	} else if (argc >= 3 && !strcmp(argv[1], "elf")) {
 		outdir = argv[2];
 		elf_seeds(argc - 3, argv + 3);
+	} else if (argc >= 3 && !strcmp(argv[1], "bpf_maps")) {
+		outdir = argv[2];
+		bpf_maps_seeds();
 	} else {
-		fprintf(stderr, "usage: gen_seeds reader|replay DIR | report ROOT DIR | elf DIR ROLE:FILE...\n");
+		fprintf(stderr, "usage: gen_seeds reader|replay|bpf_maps DIR | report ROOT DIR | elf DIR ROLE:FILE...\n");
 		return 2;
 	}
 	return 0;

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -183,6 +184,104 @@ static void test_path_joined(void **state)
 			    "MAP_IN 42 7000-8000 0x1 [vdso]\n");
 }
 
+/*
+ * A walk that stopped short of the root (PMCLOG_BPF_PATH_DEPTH names, or
+ * the names' buffer full) holds the tail of the path: hung from the root
+ * it would name another file, here /etc/shadow for /home/u/etc/shadow.
+ * The MAP_IN keeps its range, so that its samples still fall in a map,
+ * and its path is the module's when d_path() fails.
+ */
+static void test_truncated_path_unreachable(void **state)
+{
+	(void)state;
+	map_in(PMCLOG_BPF_EV_MAP_IN, PID, 0x1000, 0x3000, 10, PMCLOG_BPF_PATH_TRUNC, 2,
+	       "shadow", "etc");
+	map_in(PMCLOG_BPF_EV_MAP_IN, PID, 0x5000, 0x6000, 11, PMCLOG_BPF_PATH_TRUNC, 0);
+	unmap(PID, 0x5000, 0x6000, 12);
+	map_in(PMCLOG_BPF_EV_EXEC, PID, 0, 0, 13, PMCLOG_BPF_PATH_TRUNC, 2, "sh", "bin");
+	assert_string_equal(taken(),
+			    "MAP_IN 42 1000-3000 0 [unreachable]\n"
+			    "MAP_IN 42 5000-6000 0 [unreachable]\n"
+			    "MAP_OUT 42 5000-6000 @12\n"
+			    "MAP_OUT 42 1000-3000 @13\n"
+			    "PROCEXEC 42 [unreachable]\n");
+}
+
+/*
+ * An EV_MAP_IN of ncomp names in names[0, nbytes), sent as size bytes
+ * (a copy of exactly that many: nothing may be read past them).
+ */
+static void map_in_raw(__u32 ncomp, __u32 nbytes, const void *names, size_t len, size_t size)
+{
+	struct pmclog_bpf_map_in *e = calloc(1, sizeof(*e));
+	void *copy;
+
+	assert_non_null(e);
+	hdr(&e->header, PMCLOG_BPF_EV_MAP_IN, 0, 10);
+	e->pid = PID;
+	e->start = 0x1000;
+	e->end = 0x2000;
+	e->ncomp = ncomp;
+	e->nbytes = nbytes;
+	memcpy(e->names, names, len);
+	copy = malloc(size);
+	assert_non_null(copy);
+	memcpy(copy, e, size);
+	pmclog_bpf_ring__record(ring, copy, size);
+	free(copy);
+	free(e);
+}
+
+/* Names that are not what the programs write make no path either. */
+static void test_path_names_inconsistent(void **state)
+{
+	const size_t at = offsetof(struct pmclog_bpf_map_in, names);
+
+	(void)state;
+	map_in_raw(3, 11, "shadow\0etc", 11, at + 11);		/* a name missing */
+	map_in_raw(1, 11, "shadow\0etc", 11, at + 11);		/* one too many */
+	map_in_raw(2, 10, "shadow\0etc", 10, at + 10);		/* the last without its NUL */
+	map_in_raw(2, 11, "shadow\0etc", 11, at + 9);		/* past the event's end */
+	map_in_raw(PMCLOG_BPF_PATH_DEPTH + 1, 11, "shadow\0etc", 11, at + 11);
+	map_in_raw(2, 11, "shadow\0etc", 11, at + 11);
+	assert_string_equal(taken(),
+			    "MAP_IN 42 1000-2000 0 [unreachable]\n"
+			    "MAP_IN 42 1000-2000 0 [unreachable]\n"
+			    "MAP_IN 42 1000-2000 0 [unreachable]\n"
+			    "MAP_IN 42 1000-2000 0 [unreachable]\n"
+			    "MAP_IN 42 1000-2000 0 [unreachable]\n"
+			    "MAP_IN 42 1000-2000 0 /etc/shadow\n");
+}
+
+/*
+ * The longest path a walk makes whole (names full: 17 names of 255
+ * bytes) is joined whole, not cut to the directory above its file.
+ */
+static void test_long_path_whole(void **state)
+{
+	static char want[PMCLOG_BPF_NAMES + PMCLOG_BPF_NAME_MAX + 64];
+	const size_t at = offsetof(struct pmclog_bpf_map_in, names);
+	const size_t name = PMCLOG_BPF_NAME_MAX - 1;
+	const unsigned int n = (PMCLOG_BPF_NAMES + PMCLOG_BPF_NAME_MAX) / PMCLOG_BPF_NAME_MAX;
+	static char names[PMCLOG_BPF_NAMES + PMCLOG_BPF_NAME_MAX];
+	size_t len;
+
+	(void)state;
+	for (unsigned int i = 0; i < n; i++) {
+		memset(names + i * (name + 1), 'a' + i, name);
+		names[i * (name + 1) + name] = '\0';
+	}
+	len = sprintf(want, "MAP_IN 42 1000-2000 0 ");
+	for (unsigned int i = n; i--; ) {
+		want[len++] = '/';
+		memset(want + len, 'a' + i, name);
+		len += name;
+	}
+	strcpy(want + len, "\n");
+	map_in_raw(n, sizeof(names), names, sizeof(names), at + sizeof(names));
+	assert_string_equal(taken(), want);
+}
+
 /* dlclose unmaps a library's whole range: only its text had a MAP_IN. */
 static void test_unmap_takes_executable_parts(void **state)
 {
@@ -286,6 +385,7 @@ static void test_short_events(void **state)
 	hdr(&e.header, PMCLOG_BPF_EV_UNMAP, sizeof(e), 20);
 	pmclog_bpf_ring__record(ring, &e, sizeof(e) - 8);
 	pmclog_bpf_ring__record(ring, &e, 4);
+	map_in_raw(1, 2, "a", 2, offsetof(struct pmclog_bpf_map_in, flags));
 	assert_string_equal(taken(), "");
 	unmap(PID, 0, ~0ULL, 21);
 	assert_string_equal(taken(), "MAP_OUT 42 1000-2000 @21\n");
@@ -324,6 +424,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_path_joined, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_truncated_path_unreachable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_path_names_inconsistent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_path_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unmap_takes_executable_parts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unmap_spares_later_mappings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_fork_exit, setup, teardown),

@@ -987,6 +987,34 @@ static void test_kallsyms_stale(void **state)
 	pmclog_kallsyms__free(ks);
 }
 
+/*
+ * A module that many others use lists them all before its address: its
+ * line of /proc/modules is read whole, and its symbols still end with
+ * its core.
+ */
+static void test_kallsyms_bound_long_line(void **state)
+{
+	static const char text[] =
+		"ffffffff91000000 T _stext\n"
+		"ffffffffc0001000 t mod_fn\t[testmod]\n"
+		"ffffffffc0001080 t mod_last\t[testmod]\n"
+		"ffffffffc0006000 t mod_init\t[testmod]\n";
+	static char modules[4096];
+	struct pmclog_kallsyms *ks;
+	size_t len;
+
+	(void)state;
+	len = sprintf(modules, "testmod 8192 150 ");
+	for (int i = 0; i < 150; i++)
+		len += sprintf(modules + len, "user_module_%03d,", i);
+	sprintf(modules + len, " Live 0xffffffffc0001000 (OE)\n");
+	assert_true(strlen(modules) > 2000);
+	ks = bounded_kallsyms(text, modules);
+	assert_true(pmclog_kallsyms__mark(ks, 0xffffffffc0002fffULL));	/* mod_last */
+	assert_false(pmclog_kallsyms__mark(ks, 0xffffffffc0003000ULL));	/* past the core */
+	pmclog_kallsyms__free(ks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1008,6 +1036,7 @@ int main(void)
 		cmocka_unit_test(test_kallsyms_order),
 		cmocka_unit_test(test_kallsyms_bound),
 		cmocka_unit_test(test_kallsyms_stale),
+		cmocka_unit_test(test_kallsyms_bound_long_line),
 	};
 
 	return cmocka_run_group_tests_name("maps", tests, NULL, NULL);

@@ -249,6 +249,34 @@ static void test_sysmap(void **state)
 	pmclog_strings__free(st);
 }
 
+/*
+ * A line longer than any symbol's is one line still: what follows its
+ * first 1023 bytes is no symbol of its own.
+ */
+static void test_sysmap_long_line(void **state)
+{
+	struct pmclog_strings *st = pmclog_strings__new();
+	struct pmclog_symtab *t = NULL;
+	char path[256], err[256];
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/System.map", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (int i = 0; i < 200; i++)
+		fprintf(f, "%llx T fn%d\n", 0xffffffff81000000ULL + i * 0x40, i);
+	/* 1023 bytes, then a symbol. */
+	fprintf(f, "ffffffff82000000 T long_%0999d", 0);
+	fprintf(f, "ffffffff81000100 T forged\n");
+	fclose(f);
+	assert_int_equal(pmclog_sysmap__load(path, st, &t, err, sizeof(err)), 0);
+	assert_int_equal(pmclog_symtab__count(t), 201);
+	expect_sym(t, 0xffffffff81000100ULL, "fn4");
+	pmclog_symtab__free(t);
+	pmclog_strings__free(st);
+}
+
 /* A System.map of n text symbols fn0.., 0x40 apart from base. */
 static void write_sysmap(const char *path, __u64 base, int n, const char *prefix)
 {
@@ -1302,6 +1330,7 @@ int main(void)
 		cmocka_unit_test(test_not_elf),
 		cmocka_unit_test(test_symtab_sizes),
 		cmocka_unit_test(test_sysmap),
+		cmocka_unit_test(test_sysmap_long_line),
 		cmocka_unit_test(test_kernel_file),
 		cmocka_unit_test(test_report_rows),
 		cmocka_unit_test(test_report_time),

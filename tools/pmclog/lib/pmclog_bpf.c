@@ -248,14 +248,16 @@ struct kernel_syms {
 
 static int read_kernel_syms(struct kernel_syms *k)
 {
-	char line[1100];
+	char *line = NULL;
+	size_t cap = 0;
 	struct pmclog_ksym_line l;
 	FILE *f = fopen("/proc/kallsyms", "re");
 
 	memset(k, 0, sizeof(*k));
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
+	/* Whole lines: the rest of a long one is no line of its own. */
+	while (getline(&line, &cap, f) >= 0) {
 		if (!pmclog_ksym_line__parse(line, &l))
 			continue;
 		if (l.mod_len)
@@ -273,6 +275,7 @@ static int read_kernel_syms(struct kernel_syms *k)
 		else if (pmclog_ksym_line__is(&l, "simple_dname"))
 			k->simple_dname = l.addr;
 	}
+	free(line);
 	fclose(f);
 	if (!k->stext || k->etext <= k->stext) {
 		pr_warn("BPF collector: /proc/kallsyms has no kernel text (_stext, _etext): is kptr_restrict hiding it? (sysctl kernel.kptr_restrict=0)\n");
@@ -300,31 +303,38 @@ static int modules_snapshot(struct pmclog_bpf *c, __u64 modules)
 				      &opts);
 }
 
-/* The executable mappings of pid, from /proc/PID/maps. */
+/*
+ * The executable mappings of pid, from /proc/PID/maps.  Its owner names
+ * the files, and this runs as root: its lines are taken whole or not at
+ * all (pmclog_maps_line.c).
+ */
 static void process_snapshot(struct pmclog_bpf *c, __u32 pid, __u64 tstamp)
 {
-	char file[64], line[PATH_MAX + 128], perms[8];
-	unsigned long long start, end, off;
+	char file[64], *buf = NULL;
+	size_t cap = 0;
+	struct pmclog_maps_line l;
 	unsigned int cpu = this_cpu();
 	FILE *f;
-	int n;
+	int ret;
 
 	snprintf(file, sizeof(file), "/proc/%u/maps", pid);
 	f = fopen(file, "re");
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		const char *path;
+	while ((ret = pmclog_maps_line__next(f, &buf, &cap, &l))) {
+		const char *path = l.path;
 		__u32 flags = PMCLOG_MAP_F_INITIAL;
+		__u64 off = l.offset;
 
-		line[strcspn(line, "\n")] = '\0';
-		n = 0;
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s%n", &start, &end, perms, &off,
-			   &n) != 4 || !n || perms[2] != 'x')
+		if (ret == -EINVAL)
 			continue;
-		path = line + n;
-		while (*path == ' ')
-			path++;
+		if (ret < 0) {
+			pr_warn("BPF collector: %s: %s; the START snapshot misses mappings of pid %u\n",
+				file, strerror(-ret), pid);
+			break;
+		}
+		if (l.perms[2] != 'x')
+			continue;
 		if (!strcmp(path, "[vsyscall]"))
 			continue;	/* the gate area: no vma, never a MAP_IN */
 		if (*path != '/') {
@@ -333,8 +343,9 @@ static void process_snapshot(struct pmclog_bpf *c, __u32 pid, __u64 tstamp)
 			if (!*path)
 				path = "[anon exec]";
 		}
-		pmclog_bpf_ring__map_in(c->ring, pid, flags, start, end, off, path, cpu, tstamp);
+		pmclog_bpf_ring__map_in(c->ring, pid, flags, l.start, l.end, off, path, cpu, tstamp);
 	}
+	free(buf);
 	fclose(f);
 }
 

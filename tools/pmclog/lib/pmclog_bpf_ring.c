@@ -10,7 +10,9 @@
  *   PROCFORK, PROCEXIT, MAP_OUT,
  *   DROPNOTIFY)                     copied as it is; fork and exit also
  *                                   copy and end the process's mappings
- *   EV_MAP_IN                       MAP_IN, the path joined
+ *   EV_MAP_IN                       MAP_IN, the path joined, or
+ *                                   "[unreachable]" as the module says
+ *                                   when the walk stopped short
  *   EV_EXEC                         the old image's MAP_OUTs, PROCEXEC
  *   EV_UNMAP                        the MAP_OUTs of the executable parts
  *                                   mapped before the event's time
@@ -37,7 +39,8 @@ struct pmclog_bpf_ring {
 	unsigned char *out;		/* the records made, not yet taken */
 	size_t out_len, out_cap;
 	__u64 lost;			/* records not made: no memory */
-	char path[PMCLOG_BPF_NAMES + 64];
+	/* Room for any path joined whole: a '/' for each NUL of the names, and a NUL. */
+	char path[PMCLOG_BPF_NAMES + PMCLOG_BPF_NAME_MAX + 1];
 };
 
 struct pmclog_bpf_ring *pmclog_bpf_ring__new(void)
@@ -239,50 +242,76 @@ static void maps_all_out(struct pmclog_bpf_ring *c, __u32 pid, unsigned int cpu,
 /* ------------------------------------------------------------------ */
 /* The ring                                                             */
 
-/* A path from its components, leaf first. */
-static void join_path(char *buf, size_t size, const struct pmclog_bpf_map_in *e)
+/*
+ * What the module writes for a path d_path() could not make
+ * (kmod/pmclog_vma.c, pmclog_defer.c): not absolute, so that nothing
+ * takes it for a file (the archive copies none, the report names no
+ * object by it), while the mapping keeps its range and its samples.
+ */
+#define UNREACHABLE	"[unreachable]"
+
+/*
+ * A path from its components, leaf first, in the size bytes of e: false
+ * when the walk stopped before the root (PMCLOG_BPF_PATH_TRUNC), or e
+ * does not hold them as the programs write them (ncomp names, each with
+ * its NUL, nbytes in all, inside the event).  What was found would make
+ * an absolute path that names another file: the tail of the real one,
+ * hung from the root.
+ */
+static bool join_path(char *buf, size_t bufsize, const struct pmclog_bpf_map_in *e,
+		      size_t size)
 {
 	const char *comp[PMCLOG_BPF_PATH_DEPTH];
-	__u32 n = 0, off = 0, limit = e->nbytes;
+	__u32 n = 0, off = 0;
 	size_t len = 0;
 
-	if (limit > sizeof(e->names))
-		limit = sizeof(e->names);
-	while (off < limit && n < e->ncomp && n < PMCLOG_BPF_PATH_DEPTH) {
-		const char *s = e->names + off;
-		size_t l = strnlen(s, limit - off);
-
-		comp[n++] = s;
-		off += l + 1;
+	if ((e->flags & PMCLOG_BPF_PATH_TRUNC) || e->ncomp > PMCLOG_BPF_PATH_DEPTH ||
+	    e->nbytes > sizeof(e->names) ||
+	    e->nbytes > size - offsetof(struct pmclog_bpf_map_in, names) ||
+	    (e->nbytes && e->names[e->nbytes - 1]))
+		return false;
+	while (off < e->nbytes && n < e->ncomp) {
+		comp[n++] = e->names + off;
+		off += strlen(e->names + off) + 1;
 	}
-	buf[0] = '\0';
+	if (n != e->ncomp || off != e->nbytes)
+		return false;
 	if (!n) {
-		snprintf(buf, size, "/");
-		return;
+		snprintf(buf, bufsize, "/");
+		return true;
 	}
 	while (n--) {
-		int w = snprintf(buf + len, size - len, "/%.*s", (int)(limit - (comp[n] - e->names)),
-				 comp[n]);
+		int w = snprintf(buf + len, bufsize - len, "/%s", comp[n]);
 
-		if (w < 0 || (size_t)w >= size - len)
-			break;
+		if (w < 0 || (size_t)w >= bufsize - len)
+			return false;
 		len += w;
 	}
+	return true;
+}
+
+/* e's path into c->path: joined, or UNREACHABLE. */
+static void event_path(struct pmclog_bpf_ring *c, const struct pmclog_bpf_map_in *e,
+		       size_t size)
+{
+	if (!join_path(c->path, sizeof(c->path), e, size))
+		snprintf(c->path, sizeof(c->path), "%s", UNREACHABLE);
 }
 
 static void on_map_in(struct pmclog_bpf_ring *c, const struct pmclog_bpf_map_in *e, size_t size)
 {
 	const struct pmclog_header *h = &e->header;
-	__u32 flags = e->flags & ~PMCLOG_BPF_PATH_TRUNC;
+	__u32 flags;
 
 	if (size < offsetof(struct pmclog_bpf_map_in, names))
 		return;
+	flags = e->flags & ~PMCLOG_BPF_PATH_TRUNC;
 	if (e->pid == PMCLOG_PID_KERNEL || (flags & PMCLOG_MAP_F_ANON)) {
 		size_t n = size - offsetof(struct pmclog_bpf_map_in, names);
 
 		snprintf(c->path, sizeof(c->path), "%.*s", (int)n, e->names);
 	} else {
-		join_path(c->path, sizeof(c->path), e);
+		event_path(c, e, size);
 	}
 	pmclog_bpf_ring__map_in(c, e->pid, flags, e->start, e->end, e->offset, c->path, h->cpu,
 				h->tstamp);
@@ -294,7 +323,7 @@ static void on_exec(struct pmclog_bpf_ring *c, const struct pmclog_bpf_map_in *e
 
 	if (size < offsetof(struct pmclog_bpf_map_in, names))
 		return;
-	join_path(c->path, sizeof(c->path), e);
+	event_path(c, e, size);
 	/* The old image's mappings end here, before PROCEXEC (pmclog_proc.c). */
 	maps_all_out(c, e->pid, e->header.cpu, e->header.tstamp);
 	r = put_with_string(c, PMCLOG_TYPE_PROCEXEC, sizeof(*r), c->path, e->header.cpu,

@@ -1282,7 +1282,8 @@ int pmclog_sysmap__load(const char *path, struct pmclog_strings *strings,
 			struct pmclog_symtab **out, char *err, size_t errlen)
 {
 	struct pmclog_symtab *t;
-	char line[1024];
+	char *line = NULL;
+	size_t cap = 0;
 	int ret = 0;
 	FILE *f;
 
@@ -1291,8 +1292,10 @@ int pmclog_sysmap__load(const char *path, struct pmclog_strings *strings,
 		return load_fail(errno, err, errlen, "cannot open %s: %s", path,
 				 strerror(errno));
 	t = pmclog_symtab__new();
-	while (t && !ret && fgets(line, sizeof(line), f))
+	/* Whole lines: the rest of a long one is no symbol of its own. */
+	while (t && !ret && getline(&line, &cap, f) >= 0)
 		ret = sysmap_line(line, strings, t);
+	free(line);
 	fclose(f);
 	if (!t || ret) {
 		pmclog_symtab__free(t);

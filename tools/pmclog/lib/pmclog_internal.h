@@ -344,6 +344,39 @@ bool pmclog_procmaps__exit(struct pmclog_procmaps *pm, __u32 pid);
 bool pmclog_procmaps__exited(const struct pmclog_procmaps *pm, __u32 pid);
 
 /* ------------------------------------------------------------------ */
+/* Lines of /proc/PID/maps (pmclog_maps_line.c)                         */
+
+/*
+ * One line: "start-end perms offset major:minor inode   path".  path
+ * points into the line: after the padding, to the line's end, its
+ * "\012"s made newlines again; "" for none.  A path the kernel wrote
+ * with a literal "\012" (a backslash is not escaped) reads as a newline
+ * too: the line cannot tell them apart.  " (deleted)" stays in it, as
+ * the module's d_path() writes it.
+ */
+struct pmclog_maps_line {
+	__u64 start, end, offset, inode;
+	__u32 major, minor;
+	char perms[5];		/* "r-xp" */
+	char *path;
+};
+
+/*
+ * Parse line, len bytes with its newline (as getline() gives it), in
+ * place.  0, or -EINVAL: not a line of maps, cut short (no newline at
+ * its end: the last line of a read that stopped), or with a NUL in it.
+ */
+int pmclog_maps_line__parse(char *line, size_t len, struct pmclog_maps_line *l);
+
+/*
+ * The next line of f, read whole into *buf (getline()'s, *cap bytes;
+ * the caller frees it) and parsed into *l: 1; 0 at the end; -EINVAL for
+ * a line that is none (it is passed over: call again); -ENOMEM or -EIO
+ * (or the read's errno), and the rest is not read.
+ */
+int pmclog_maps_line__next(FILE *f, char **buf, size_t *cap, struct pmclog_maps_line *l);
+
+/* ------------------------------------------------------------------ */
 /* The BPF collector's ring, made into records (pmclog_bpf_ring.c)      */
 
 struct pmclog_bpf_ring;

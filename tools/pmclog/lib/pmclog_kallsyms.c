@@ -505,12 +505,16 @@ static const struct module_extent *extent_of(const struct module_extent *m,
 
 int pmclog_kallsyms__bound(struct pmclog_kallsyms *ks, FILE *modules)
 {
-	char line[2 * KSYM_NAME_MAX + 64], name[KSYM_NAME_MAX];
+	char *line = NULL, name[KSYM_NAME_MAX];
 	struct module_extent *m = NULL;
-	size_t n = 0, cap = 0, cached = SIZE_MAX;
+	size_t n = 0, cap = 0, line_cap = 0, cached = SIZE_MAX;
 	const struct module_extent *e = NULL;
 
-	while (fgets(line, sizeof(line), modules)) {
+	/*
+	 * Whole lines: a module that many others use lists them all before
+	 * its address.
+	 */
+	while (getline(&line, &line_cap, modules) >= 0) {
 		unsigned long long size, addr;
 
 		if (sscanf(line, "%511s %llu %*s %*s %*s %llx", name, &size, &addr) != 3 ||
@@ -522,6 +526,7 @@ int pmclog_kallsyms__bound(struct pmclog_kallsyms *ks, FILE *modules)
 
 			if (!p) {
 				free(m);
+				free(line);
 				return -ENOMEM;
 			}
 			m = p;
@@ -532,6 +537,7 @@ int pmclog_kallsyms__bound(struct pmclog_kallsyms *ks, FILE *modules)
 		m[n].end = addr + size;
 		n++;
 	}
+	free(line);
 	/* syms is sorted by module, then address (set_sizes()). */
 	for (size_t i = 0; i < ks->count; i++) {
 		struct ksym *k = &ks->syms[i];
