@@ -72,7 +72,7 @@ int pmclog_callchain_reserve(struct pmclog_owner *o, unsigned int depth)
 		struct pmclog_cpu *pc = o->cpus[cpu];
 		void *cc;
 
-		cc = kvzalloc_node(bytes, GFP_KERNEL | __GFP_NOWARN,
+		cc = kvzalloc_node(bytes, PMCLOG_GFP_OPEN | __GFP_NOWARN,
 				   cpu_to_node(cpu));
 		if (!cc)
 			return -ENOMEM;	/* the older arrays stay, whole */

@@ -97,6 +97,18 @@ void pmclog_defer_queue(struct pmclog_owner *o, const struct pmclog_deferred *d)
 				   msecs_to_jiffies(PMCLOG_DEFER_DELAY_MS));
 }
 
+/* How many records @ring holds now. */
+static unsigned int pmclog_defer_fill(struct pmclog_defer_ring *ring)
+{
+	unsigned long flags;
+	unsigned int n;
+
+	raw_spin_lock_irqsave(&ring->lock, flags);
+	n = ring->head - ring->tail;
+	raw_spin_unlock_irqrestore(&ring->lock, flags);
+	return n;
+}
+
 static bool pmclog_defer_pop(struct pmclog_defer_ring *ring,
 			     struct pmclog_deferred *d)
 {
@@ -149,18 +161,34 @@ static void pmclog_defer_write(const struct pmclog_deferred *d, void *buf)
 	pmclog_log_write(&d->owner->log, buf);
 }
 
+/*
+ * A run writes, of each CPU's ring, what it held when the run came to it,
+ * and runs again at once if more came meanwhile.  Emptying a ring while
+ * its CPU fills it (a JIT, a loader-heavy service, times the logs that
+ * follow it) kept the run there as long as the storm lasted: the other
+ * CPUs' rings filled and lost records, and STOP and close waited in
+ * pmclog_defer_flush().  flush_delayed_work() waits for the run under way
+ * and for one run queued again, no more.
+ */
 static void pmclog_defer_run(struct work_struct *w)
 {
 	struct pmclog_deferred d;
+	bool more = false;
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
-		while (pmclog_defer_pop(pmclog_defer_rings[cpu], &d)) {
+		struct pmclog_defer_ring *ring = pmclog_defer_rings[cpu];
+		unsigned int n = pmclog_defer_fill(ring);
+
+		while (n-- && pmclog_defer_pop(ring, &d)) {
 			pmclog_defer_write(&d, pmclog_defer_buf);
 			fput(d.file);
 			cond_resched();
 		}
+		more |= pmclog_defer_fill(ring) != 0;
 	}
+	if (more)
+		mod_delayed_work(pmclog_defer_wq, &pmclog_defer_work, 0);
 }
 
 /*

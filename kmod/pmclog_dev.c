@@ -17,8 +17,10 @@ static atomic_t pmclog_nr_open = ATOMIC_INIT(0);
 
 /*
  * Root, or CAP_PERFMON, as for system-wide perf events.  Each open holds
- * a log buffer of logbuffersize KiB, charged to the opener's memory
- * cgroup; past maxlogs opens, -EBUSY.
+ * a log buffer of logbuffersize KiB, per CPU a ring of nsamples and, with
+ * -g, their stacks (nsamples x 16 bytes x the depth), all charged to the
+ * opener's memory cgroup, so that a container's recorder stays inside its
+ * limit (-ENOMEM); past maxlogs opens, -EBUSY.
  */
 static int pmclog_open(struct inode *inode, struct file *file)
 {

@@ -181,10 +181,10 @@ static int pmclog_hrtimer_alloc(struct pmclog_pmc *pmc)
 	if (ns < PMCLOG_HRTIMER_MIN_NS || ns > PMCLOG_HRTIMER_MAX_NS)
 		return -EINVAL;
 
-	hp = kzalloc(sizeof(*hp), GFP_KERNEL);
+	hp = kzalloc(sizeof(*hp), GFP_KERNEL_ACCOUNT);
 	if (!hp)
 		return -ENOMEM;
-	hp->timers = alloc_percpu(struct pmclog_hrtimer);
+	hp->timers = alloc_percpu_gfp(struct pmclog_hrtimer, GFP_KERNEL_ACCOUNT);
 	if (!hp->timers) {
 		kfree(hp);
 		return -ENOMEM;

@@ -33,6 +33,14 @@
 
 #define PMCLOG_MAX_PMCS		8
 
+/*
+ * What an open allocates for its lifetime: charged to the opener's memory
+ * cgroup, so that a recorder in a container stays inside its limit, and
+ * refused there (-ENOMEM, which the recorder explains) rather than made
+ * room for by the cgroup's OOM killer.
+ */
+#define PMCLOG_GFP_OPEN		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
+
 /* Module parameters, fixed once the module is loaded (pmclog_main.c). */
 extern unsigned int pmclog_nsamples;
 extern unsigned int pmclog_drain_watermark;	/* % of nsamples, 0: tick only */

@@ -56,11 +56,11 @@ int pmclog_log_init(struct pmclog_log *log, size_t size)
 {
 	log->size = roundup_pow_of_two(size);
 	/* Charged to the opener's memory cgroup, as perf's buffers are. */
-	log->buf = __vmalloc(log->size, GFP_KERNEL_ACCOUNT);
-	log->pend_samples = kcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
-	log->pend_records = kcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
+	log->buf = __vmalloc(log->size, PMCLOG_GFP_OPEN);
+	log->pend_samples = kcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL_ACCOUNT);
+	log->pend_records = kcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL_ACCOUNT);
 	if (!log->buf || !log->pend_samples || !log->pend_records ||
-	    !zalloc_cpumask_var(&log->pend_cpus, GFP_KERNEL)) {
+	    !zalloc_cpumask_var(&log->pend_cpus, GFP_KERNEL_ACCOUNT)) {
 		vfree(log->buf);
 		kfree(log->pend_samples);
 		kfree(log->pend_records);

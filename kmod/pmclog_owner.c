@@ -41,7 +41,7 @@ struct pmclog_owner *pmclog_owner_create(struct file *file)
 	struct pmclog_owner *o;
 	int ret;
 
-	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	o = kzalloc(sizeof(*o), GFP_KERNEL_ACCOUNT);
 	if (!o)
 		return ERR_PTR(-ENOMEM);
 	mutex_init(&o->lock);

@@ -355,7 +355,7 @@ int pmclog_owner_alloc_cpus(struct pmclog_owner *o)
 {
 	unsigned int cpu;
 
-	o->cpus = kcalloc(nr_cpu_ids, sizeof(*o->cpus), GFP_KERNEL);
+	o->cpus = kcalloc(nr_cpu_ids, sizeof(*o->cpus), GFP_KERNEL_ACCOUNT);
 	if (!o->cpus)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
@@ -363,7 +363,7 @@ int pmclog_owner_alloc_cpus(struct pmclog_owner *o)
 
 		/* 17 KiB by default: no need for contiguous pages. */
 		pc = kvzalloc_node(struct_size(pc, ring, pmclog_nsamples),
-				   GFP_KERNEL, cpu_to_node(cpu));
+				   PMCLOG_GFP_OPEN, cpu_to_node(cpu));
 		if (!pc) {
 			pmclog_owner_free_cpus(o);
 			return -ENOMEM;

@@ -109,7 +109,8 @@ void pmclog_track_unpublish(struct pmclog_owner *o)
 
 int pmclog_track_alloc_kids(struct pmclog_owner *o)
 {
-	o->kids = vzalloc(array_size(PMCLOG_KIDS_SLOTS, sizeof(*o->kids)));
+	o->kids = __vmalloc(array_size(PMCLOG_KIDS_SLOTS, sizeof(*o->kids)),
+			    PMCLOG_GFP_OPEN | __GFP_ZERO);
 	return o->kids ? 0 : -ENOMEM;
 }
 

@@ -616,7 +616,7 @@ static int pmclog_x86_pmu_alloc(struct pmclog_pmc *pmc)
 		if (period < PMCLOG_PMU_MIN_PERIOD)
 			return -EINVAL;
 	}
-	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	x = kzalloc(sizeof(*x), GFP_KERNEL_ACCOUNT);
 	if (!x)
 		return -ENOMEM;
 

@@ -74,6 +74,7 @@ static inline ssize_t strscpy(char *d, const char *s, size_t n)
 #define EPOLLHUP	0x10
 #define GFP_KERNEL	0
 #define GFP_KERNEL_ACCOUNT	0
+#define __GFP_RETRY_MAYFAIL	0
 
 static inline unsigned long roundup_pow_of_two(unsigned long n)
 {

@@ -625,7 +625,7 @@ static int allocate_pmc(struct recorder *rec, unsigned int i,
 		return EX_USAGE;
 	default:
 		if (err == ENOMEM && o->callchain)
-			warnx("event %s: the module has no memory for the stacks of -g (nsamples x 16 bytes x the depth, per CPU); use a smaller --callchain-depth",
+			warnx("event %s: the module has no memory for the stacks of -g (nsamples x 16 bytes x the depth, per CPU, charged to this process's memory cgroup); use a smaller --callchain-depth, or give the cgroup more (memory.max)",
 			      event);
 		else
 			warnx("%s: PMCLOG_IOC_ALLOCATE of %s failed: %s",

@@ -7,7 +7,7 @@
 # comes back online again; system-wide (the timers run throughout) and in
 # process mode with -d (the scheduler hook starts them, and a CPU that
 # comes back is armed again).  Then the log stopped and closed while cpu1
-# is offline, at 10 kHz with stacks, five times: a drain or a wake-up
+# is offline, at 10 kHz with stacks, eight times: a drain or a wake-up
 # queued on cpu1 just before it went must keep neither waiting (PREEMPT_RT
 # runs them in cpu1's irq_work thread, which parks), and the module
 # unloads after.
@@ -98,7 +98,7 @@ offline_stop() {
 	rm -f "$txt"
 }
 
-for round in 1 2 3 4 5; do
+for round in 1 2 3 4 5 6 7 8; do
 	offline_stop "$round"
 done
 module_unload_check "rmmod after the logs stopped with cpu1 offline"
