@@ -375,12 +375,17 @@ static const char *copy_error(int err)
 static void archive_job(struct pmclog_archive *a, const struct job *j)
 {
 	char src[PATH_MAX], byid[PATH_MAX], magic[4];
-	const char *rel = j->path + 1;
+	const char *rel = j->path;
 	__u8 id[PMCLOG_BUILD_ID_MAX];
 	bool trust, weaker, replace_path = false, replace_id = false, wrote = false;
 	struct stat st;
 	int fd, size, err = 0;
 
+	/* Below DIR: an absolute rel would leave it in every *at() call. */
+	while (*rel == '/')
+		rel++;
+	if (!*rel)
+		return;
 	snprintf(src, sizeof(src), "%s/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64,
 		 a->procfs, j->pid, (uint64_t)j->start, (uint64_t)j->end);
 	fd = pmclog_file__open_read(AT_FDCWD, src, PMCLOG_FILE_FOLLOW, a->max_bytes, &st);
