@@ -10,6 +10,10 @@
  * 64-bit target), hist_size and prof_rate (4 bytes), dimension (15
  * bytes) and its abbreviation (1), then hist_size 16-bit bins, all in the
  * host's byte order (that of the profiled machine).
+ *
+ * Names come from the log: the -M map escapes them (bytes below 0x20,
+ * 0x7f and backslash as \xNN, and space in GMONFILE), so that each line
+ * is "GMONFILE OBJECT", and so do the messages.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -174,6 +178,7 @@ static int gmon_object(const struct pmclog_report *rep, size_t prof,
 		       FILE *map, struct gmon_names *w)
 {
 	__u32 rate = gmon_rate(rep->profs[prof].pmc);
+	char esc[PMCLOG_ESCAPED_PATH];
 	struct gmon_hist h;
 	char path[4096];
 	int ret;
@@ -181,13 +186,15 @@ static int gmon_object(const struct pmclog_report *rep, size_t prof,
 	ret = gmon_hist(rep, prof, obj, &h);
 	if (h.top)
 		pr_warn("%s: %llu samples in the last %llu bytes of the address space, which gmon.out cannot describe, were left out of its profile\n",
-			obj->path, (unsigned long long)h.top, (unsigned long long)h.binsz);
+			pmclog_escape(esc, sizeof(esc), obj->path), (unsigned long long)h.top,
+			(unsigned long long)h.binsz);
 	if (ret <= 0)
 		return ret;
 	ret = gmon_name(obj, dir, w, path, sizeof(path));
 	if (ret) {
 		free(h.bins);
-		pr_warn("cannot write %s/...: %s\n", dir, strerror(-ret));
+		pr_warn("cannot write %s/...: %s\n", pmclog_escape(esc, sizeof(esc), dir),
+			strerror(-ret));
 		return ret;
 	}
 	ret = gmon_write_file(path, &h, rate);
@@ -197,15 +204,20 @@ static int gmon_object(const struct pmclog_report *rep, size_t prof,
 	if (!ret && !(w->v[w->n] = strdup(path)))
 		ret = -ENOMEM;
 	if (ret) {
-		pr_warn("cannot write %s: %s\n", path, strerror(-ret));
+		pr_warn("cannot write %s: %s\n", pmclog_escape(esc, sizeof(esc), path),
+			strerror(-ret));
 		return ret;
 	}
 	w->n++;
-	if (map)
-		fprintf(map, "%s %s\n", path, pmclog_resolver__file(obj));
+	if (map) {
+		pmclog_put_escaped(map, path, " ");
+		fputc(' ', map);
+		pmclog_put_escaped(map, pmclog_resolver__file(obj), "");
+		fputc('\n', map);
+	}
 	if (h.clamped)
 		pr_warn("%s: %llu samples beyond gprof's 65535 per bin were left out\n",
-			path, (unsigned long long)h.clamped);
+			pmclog_escape(esc, sizeof(esc), path), (unsigned long long)h.clamped);
 	return 0;
 }
 

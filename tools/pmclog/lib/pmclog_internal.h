@@ -371,6 +371,17 @@ __u64 pmclog_bpf_ring__lost(const struct pmclog_bpf_ring *r);
  */
 void pmclog_put_escaped(FILE *f, const char *s, const char *sep);
 
+/*
+ * s escaped as pmclog_put_escaped(f, s, "") writes it, into buf (len
+ * bytes; cut at a whole byte's escape, "..." at its end, when it does
+ * not fit): a name from a log inside a message, which must not reach a
+ * terminal as control characters or split into lines.  Returns buf.
+ */
+const char *pmclog_escape(char *buf, size_t len, const char *s);
+
+/* Room for pmclog_escape() of a path, whole. */
+#define PMCLOG_ESCAPED_PATH	(4 * 4096 + 1)
+
 #define AE_USER		0x1
 #define AE_HIDDEN	0x2
 

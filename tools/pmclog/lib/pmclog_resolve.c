@@ -357,6 +357,7 @@ static bool same_build(const struct pmclog_object *obj, struct obj_priv *p,
 		       const struct loaded *l)
 {
 	char want[2 * PMCLOG_BUILD_ID_MAX + 1], got[2 * PMCLOG_ELF_BUILD_ID_MAX + 1];
+	char esc[PMCLOG_ESCAPED_PATH];
 	const __u8 *id;
 	size_t len;
 
@@ -370,7 +371,7 @@ static bool same_build(const struct pmclog_object *obj, struct obj_priv *p,
 		 "%s has build-id %s, the log's is %s: another build, not used",
 		 l->path, got, want);
 	pr_warn("%s: not the build the log mapped (build-id %s, the log's %s): changed since the run, or another machine's; its samples are shown as addresses (report -r with a copy, or record --archive)\n",
-		l->path, got, want);
+		pmclog_escape(esc, sizeof(esc), l->path), got, want);
 	return false;
 }
 
