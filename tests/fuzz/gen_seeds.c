@@ -11,6 +11,7 @@
  *                               and truncated
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -517,7 +518,7 @@ static void elf_seeds(int argc, char **argv)
 			fprintf(stderr, "gen_seeds: %s: expected ROLE:FILE\n", argv[i]);
 			exit(2);
 		}
-		ret = pmclog_read_file(++file, &buf, &len);
+		ret = pmclog_read_file(AT_FDCWD, ++file, 0, &buf, &len, NULL);
 		if (ret) {
 			fprintf(stderr, "gen_seeds: %s: %s\n", file, strerror(-ret));
 			exit(1);

@@ -1,21 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What a log names, as root's report meets it (issue #42).  Any local
- * user can choose the paths of a log recorded system-wide, and give the
- * file a name with terminal escapes and a newline in it: the names reach
- * the messages and the -M map escaped, no escape byte, and a line per
- * message, a line per gmon file.
+ * user can choose the paths of a log recorded system-wide, and put there
+ * a FIFO, a device node, a symbolic link, a 64 GiB sparse file, or give
+ * the file a name with terminal escapes and a newline in it:
+ *
+ *   - each such object is refused without being opened (a process
+ *     blocked opening the FIFO to write is never let through) or read,
+ *     quickly, said once on stderr; the report is made of the rest;
+ *   - source lines come from the file the symbols were read from, not
+ *     from what its path names by the time a line is asked;
+ *   - the names reach the messages and the -M map escaped: no escape
+ *     byte, and a line per message, a line per gmon file.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -28,6 +40,14 @@
 #include "pmclog_report.h"
 #include "pmclog_resolve.h"
 #include "pmclog_symtab.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN	1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN	1
+#endif
+#endif
 
 static const char source[] =
 	"__attribute__((noinline)) int alpha(int x) { int i; for (i = 0; i < x; i++) __asm__ volatile(\"\"); return i; }\n"
@@ -177,6 +197,234 @@ static struct pmclog_object *object_named(const struct report_run *rr, const cha
 	return NULL;
 }
 
+static void expect_refused(const struct report_run *rr, const char *path, const char *why)
+{
+	const struct pmclog_object *o = object_named(rr, path);
+	char line[512];
+	const char *at;
+
+	assert_int_equal(pmclog_resolver__state(o), PMCLOG_OBJST_NOTFOUND);
+	if (!strstr(pmclog_resolver__detail(o), why))
+		fail_msg("%s: detail '%s', expected '%s'", path, pmclog_resolver__detail(o), why);
+	/* Said on stderr, once. */
+	snprintf(line, sizeof(line), "%s: %s", path, why);
+	at = strstr(said, line);
+	if (!at)
+		fail_msg("no '%s' in what was said: %s", line, said);
+	assert_null(strstr(at + 1, line));
+}
+
+/* ------------------------------------------------------------------ */
+/* A process that opens a FIFO to write: let through only by a reader */
+
+/* The writer, killed at the end should a failed test leave it waiting. */
+static pid_t writer_pid;
+
+static pid_t fifo_writer(const char *fifo)
+{
+	char path[64], line[256];
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(open(fifo, O_WRONLY) >= 0 ? 0 : 1);
+	writer_pid = pid;
+	/* Until it is blocked in that open(): its syscall, not "running". */
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	for (int i = 0; i < 500; i++) {
+		FILE *f = fopen(path, "r");
+		bool blocked = f && fgets(line, sizeof(line), f) &&
+			       strtol(line, NULL, 10) == SYS_openat;
+
+		if (f)
+			fclose(f);
+		if (blocked)
+			return pid;
+		usleep(10000);
+	}
+	fail_msg("the FIFO's writer never blocked in openat()");
+	return pid;
+}
+
+/*
+ * Whether the writer is still waiting, given time to leave had a reader
+ * let it through; then it is let through and reaped.
+ */
+static bool fifo_writer_waited(pid_t pid, const char *fifo)
+{
+	bool waiting = true;
+	int fd;
+
+	for (int i = 0; i < 50 && waiting; i++) {
+		waiting = waitpid(pid, NULL, WNOHANG) == 0;
+		if (waiting)
+			usleep(10000);
+	}
+
+	if (waiting) {
+		fd = open(fifo, O_RDONLY | O_NONBLOCK);
+		assert_true(fd >= 0);
+		assert_int_equal(waitpid(pid, NULL, 0), pid);
+		close(fd);
+	}
+	writer_pid = 0;
+	return waiting;
+}
+
+/* ------------------------------------------------------------------ */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * A FIFO (a writer waiting on it), /dev/null, a symbolic link to a real
+ * program and a 64 GiB sparse file, mapped beside the program itself:
+ * the four refused in well under a second each, never opened, each said
+ * once; the program's samples named.  (Before, the FIFO and the device
+ * were opened before being looked at, the link followed, and the sparse
+ * file read into memory to its 64 GiB end.)
+ */
+static void test_refused(void **state)
+{
+	char fifo[128], link[128], sparse[128], prog[128];
+	const char *const paths[] = { fifo, "/dev/null", link, sparse, prog };
+	struct rlimit was;
+	struct report_run rr;
+	static struct logbuf b;
+	pid_t writer;
+	double t;
+	int fd;
+
+	(void)state;
+	listen();
+	in_dir(fifo, sizeof(fifo), "fifo");
+	in_dir(link, sizeof(link), "link");
+	in_dir(sparse, sizeof(sparse), "sparse");
+	in_dir(prog, sizeof(prog), "prog");
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	assert_int_equal(symlink(prog, link), 0);
+	fd = open(sparse, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 64LL << 30), 0);
+	close(fd);
+	log_paths(&b, paths, 5, 5);
+	writer = fifo_writer(fifo);
+
+	/* What reading the 64 GiB would do, bounded (ASan's shadow is not). */
+	getrlimit(RLIMIT_DATA, &was);
+#ifndef UNDER_ASAN
+	{
+		struct rlimit cap = { 8ULL << 30, 8ULL << 30 };
+
+		if (was.rlim_max < cap.rlim_max)
+			cap = was;
+		setrlimit(RLIMIT_DATA, &cap);
+	}
+#endif
+	alarm(120);
+	t = now();
+	report_of(&rr, &b, NULL);
+	t = now() - t;
+	alarm(0);
+	setrlimit(RLIMIT_DATA, &was);
+
+	assert_true(fifo_writer_waited(writer, fifo));
+	if (t > 10)
+		fail_msg("the report took %.1f s", t);
+	expect_refused(&rr, fifo, "not a regular file (a device, a FIFO or a socket): not opened");
+	expect_refused(&rr, "/dev/null", "not a regular file (a device, a FIFO or a socket): not opened");
+	expect_refused(&rr, link, "a symbolic link, which pmclog does not follow");
+	expect_refused(&rr, sparse, "larger than 2 GiB: not a program, not read");
+	/* The report of the rest. */
+	assert_int_equal(pmclog_resolver__state(object_named(&rr, prog)), PMCLOG_OBJST_LOADED);
+	/* The program's 2 samples in alpha; the others' at their 2 addresses each. */
+	assert_int_equal(pmclog_report__nrows(rr.rep), 1 + 4 * 2);
+	for (size_t i = 0; i < 1 + 4 * 2; i++) {
+		const struct pmclog_row *row = pmclog_report__row(rr.rep, i);
+
+		if (!strcmp(row->path, prog)) {
+			assert_string_equal(row->symbol, "alpha");
+			assert_int_equal(row->samples, 2);
+		} else {
+			assert_int_equal(strncmp(row->symbol, "0x", 2), 0);
+			assert_int_equal(row->samples, 1);
+		}
+	}
+	report_free(&rr);
+	stop_listening();
+}
+
+/*
+ * Source lines are read lazily, long after the symbols: a path replaced
+ * by a FIFO in between is not opened (its writer still waits), and says
+ * so; the file that is still the one read gives its lines.  (Before, the
+ * path was opened again, whatever it named.)
+ */
+static void test_srcline_same_file(void **state)
+{
+	static const struct pmclog_report_opts sym = {
+		.keys = { PMCLOG_SORT_SYM }, .nkeys = 1,
+	};
+	char victim[128], old[128], renew[128], prog[128];
+	const char *paths[1];
+	struct report_run rr;
+	static struct logbuf b;
+	const char *line;
+	pid_t writer;
+
+	(void)state;
+	listen();
+	in_dir(prog, sizeof(prog), "prog");
+	in_dir(victim, sizeof(victim), "victim");
+	in_dir(old, sizeof(old), "victim.old");
+	in_dir(renew, sizeof(renew), "victim.new");
+	copy_file(prog, victim);
+
+	/* Unchanged: the line addr2line gives. */
+	paths[0] = prog;
+	log_paths(&b, paths, 1, 1);
+	report_of(&rr, &b, &sym);
+	line = pmclog_resolver__srcline(rr.res, object_named(&rr, prog), alpha_off);
+	assert_non_null(line);
+	assert_int_equal(strncmp(line, "t.c:", 4), 0);
+	report_free(&rr);
+
+	/* Replaced by a FIFO after the symbols were read. */
+	paths[0] = victim;
+	log_paths(&b, paths, 1, 1);
+	report_of(&rr, &b, &sym);
+	assert_int_equal(pmclog_resolver__state(object_named(&rr, victim)), PMCLOG_OBJST_LOADED);
+	assert_int_equal(rename(victim, old), 0);
+	assert_int_equal(mkfifo(victim, 0644), 0);
+	writer = fifo_writer(victim);
+	alarm(60);
+	assert_null(pmclog_resolver__srcline(rr.res, object_named(&rr, victim), alpha_off));
+	alarm(0);
+	assert_true(fifo_writer_waited(writer, victim));
+	assert_non_null(strstr(said, "victim: no longer the file its symbols were read from"));
+	report_free(&rr);
+
+	/*
+	 * Replaced by another copy of the same program: another file all the
+	 * same (made before the first goes, so that it is another inode).
+	 */
+	said[0] = '\0';
+	unlink(victim);
+	copy_file(prog, victim);
+	report_of(&rr, &b, &sym);
+	copy_file(prog, renew);
+	assert_int_equal(rename(renew, victim), 0);
+	assert_null(pmclog_resolver__srcline(rr.res, object_named(&rr, victim), alpha_off));
+	assert_non_null(strstr(said, "victim: no longer the file its symbols were read from (another file now)"));
+	report_free(&rr);
+	stop_listening();
+}
+
 /* The bytes of file, NUL-terminated, malloc'd. */
 static char *slurp(const char *path)
 {
@@ -204,18 +452,19 @@ static size_t count_of(const char *s, char c)
 }
 
 /*
- * Names with terminal escapes and a newline: a copy of the program (read:
- * a gmon file), another copy of another build by the log's build-id (not
- * used).  What is said and what -M writes holds no escape byte and no
- * line of the name's making.  (Before, both went out as they were.)
+ * Names with terminal escapes and a newline: a symbolic link (refused),
+ * a copy of the program (read: a gmon file), another copy of another
+ * build by the log's build-id (not used).  What is said and what -M
+ * writes holds no escape byte and no line of the name's making.
  */
 static void test_escaped(void **state)
 {
+	static const char name_link[] = "evil\x1b[2J\nlink";
 	static const char name_prog[] = "evil\x1b]0;owned\x07\nprog";
 	static const char name_other[] = "evil\x1b[1m\nother";
-	char prog[128], other[128], src[128], gdir[128], map[160];
+	char link[128], prog[128], other[128], src[128], gdir[128], map[160];
 	char want[1024], gmon[256];
-	const char *const paths[] = { prog, other };
+	const char *const paths[] = { link, prog, other };
 	struct report_run rr;
 	static struct logbuf b;
 	struct stat st;
@@ -224,11 +473,13 @@ static void test_escaped(void **state)
 	(void)state;
 	listen();
 	in_dir(src, sizeof(src), "prog");
+	in_dir(link, sizeof(link), name_link);
 	in_dir(prog, sizeof(prog), name_prog);
 	in_dir(other, sizeof(other), name_other);
+	assert_int_equal(symlink(src, link), 0);
 	copy_file(src, prog);
 	copy_file(src, other);
-	log_paths(&b, paths, 2, 1);
+	log_paths(&b, paths, 3, 2);
 	report_of(&rr, &b, NULL);
 	assert_int_equal(pmclog_resolver__state(object_named(&rr, prog)), PMCLOG_OBJST_LOADED);
 
@@ -236,9 +487,11 @@ static void test_escaped(void **state)
 	snprintf(map, sizeof(map), "%s.map", gdir);
 	assert_int_equal(pmclog_report__write_gmon(rr.rep, gdir, map), 0);
 
-	/* One message, one line, escaped. */
+	/* Two messages, two lines, escaped. */
 	assert_null(strchr(said, '\x1b'));
-	assert_int_equal(count_of(said, '\n'), 1);
+	assert_int_equal(count_of(said, '\n'), 2);
+	snprintf(want, sizeof(want), "%s/evil\\x1b[2J\\x0alink: a symbolic link", dir);
+	assert_non_null(strstr(said, want));
 	snprintf(want, sizeof(want), "%s/evil\\x1b[1m\\x0aother: not the build the log mapped", dir);
 	assert_non_null(strstr(said, want));
 
@@ -256,11 +509,22 @@ static void test_escaped(void **state)
 	stop_listening();
 }
 
+static int finish(void **state)
+{
+	if (writer_pid) {
+		kill(writer_pid, SIGKILL);
+		waitpid(writer_pid, NULL, 0);
+	}
+	return teardown(state);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_srcline_same_file),
 		cmocka_unit_test(test_escaped),
 	};
 
-	return cmocka_run_group_tests_name("logpaths", tests, setup, teardown);
+	return cmocka_run_group_tests_name("logpaths", tests, setup, finish);
 }
