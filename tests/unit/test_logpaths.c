@@ -11,8 +11,12 @@
  *   - source lines come from the file the symbols were read from, not
  *     from what its path names by the time a line is asked;
  *   - the names reach the messages and the -M map escaped: no escape
- *     byte, and a line per message, a line per gmon file.
+ *     byte, and a line per message, a line per gmon file;
+ *   - the gprof tree is made 0700 and its files 0600 whatever the umask,
+ *     and nothing is written through a folder found in it that is a
+ *     symbolic link or another user's (uid 65534: as root only).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -40,6 +44,8 @@
 #include "pmclog_report.h"
 #include "pmclog_resolve.h"
 #include "pmclog_symtab.h"
+
+#define NOBODY	65534
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN	1
@@ -509,6 +515,92 @@ static void test_escaped(void **state)
 	stop_listening();
 }
 
+/* The mode bits of path, which must be there. */
+static unsigned int mode_of(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		fail_msg("%s: %s", path, strerror(errno));
+	return st.st_mode & 07777;
+}
+
+/* Whether folder path holds nothing. */
+static bool empty_folder(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	size_t n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(d);
+	return !n;
+}
+
+/*
+ * -g DIR -M MAP with a umask of 022: DIR and its event folders 0700, the
+ * files 0600, the map 0600; written again over the files of a first run.
+ * A folder of the tree that is a symbolic link, or another user's, is
+ * not written through.  (Before: 0755 and 0644, and both written through.)
+ */
+static void test_gmon_tree(void **state)
+{
+	char prog[128], gdir[128], map[160], path[256], away[128];
+	const char *const paths[] = { prog };
+	struct report_run rr;
+	static struct logbuf b;
+	mode_t umask_was;
+
+	(void)state;
+	listen();
+	in_dir(prog, sizeof(prog), "prog");
+	log_paths(&b, paths, 1, 1);
+	report_of(&rr, &b, NULL);
+
+	umask_was = umask(022);
+	in_dir(gdir, sizeof(gdir), "gmon-tree");
+	snprintf(map, sizeof(map), "%s/map", dir);
+	for (int pass = 0; pass < 2; pass++) {
+		assert_int_equal(pmclog_report__write_gmon(rr.rep, gdir, map), 0);
+		assert_int_equal(mode_of(gdir), 0700);
+		snprintf(path, sizeof(path), "%s/cpu-clock", gdir);
+		assert_int_equal(mode_of(path), 0700);
+		snprintf(path, sizeof(path), "%s/cpu-clock/prog.gmon", gdir);
+		assert_int_equal(mode_of(path), 0600);
+		assert_int_equal(mode_of(map), 0600);
+	}
+
+	/* The event's folder, a symbolic link to a folder elsewhere. */
+	in_dir(away, sizeof(away), "away");
+	assert_int_equal(mkdir(away, 0755), 0);
+	in_dir(gdir, sizeof(gdir), "gmon-link");
+	assert_int_equal(mkdir(gdir, 0700), 0);
+	snprintf(path, sizeof(path), "%s/cpu-clock", gdir);
+	assert_int_equal(symlink(away, path), 0);
+	said[0] = '\0';
+	assert_int_equal(pmclog_report__write_gmon(rr.rep, gdir, NULL), -ELOOP);
+	assert_true(empty_folder(away));
+	assert_non_null(strstr(said, "cpu-clock/prog.gmon: "));
+
+	/* The event's folder, another user's. */
+	if (geteuid() == 0) {
+		in_dir(gdir, sizeof(gdir), "gmon-nobody");
+		assert_int_equal(mkdir(gdir, 0700), 0);
+		snprintf(path, sizeof(path), "%s/cpu-clock", gdir);
+		assert_int_equal(mkdir(path, 0755), 0);
+		assert_int_equal(chown(path, NOBODY, NOBODY), 0);
+		assert_int_equal(pmclog_report__write_gmon(rr.rep, gdir, NULL), -EPERM);
+		assert_true(empty_folder(path));
+	} else {
+		printf("# skip: a folder of uid %d in the tree needs root\n", NOBODY);
+	}
+	umask(umask_was);
+	report_free(&rr);
+	stop_listening();
+}
+
 static int finish(void **state)
 {
 	if (writer_pid) {
@@ -524,6 +616,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_srcline_same_file),
 		cmocka_unit_test(test_escaped),
+		cmocka_unit_test(test_gmon_tree),
 	};
 
 	return cmocka_run_group_tests_name("logpaths", tests, setup, finish);
