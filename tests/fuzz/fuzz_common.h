@@ -216,6 +216,26 @@ static inline void fz_check_symtab(const struct pmclog_symtab *t, const char *wh
 }
 
 /*
+ * A -M line's GMONFILE, as pmclog_gmon.c escapes it (\xNN), made the
+ * file's name again, in place.
+ */
+static inline void fz_unescape(char *s)
+{
+	char *out = s;
+	unsigned int c;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] == 'x' && sscanf(s + 2, "%2x", &c) == 1) {
+			*out++ = (char)c;
+			s += 4;
+		} else {
+			*out++ = *s++;
+		}
+	}
+	*out = '\0';
+}
+
+/*
  * A gmon.out file as pmclog_gmon.c writes it: the 20-byte header, then
  * one histogram record (tag 0, low_pc, high_pc, hist_size, prof_rate,
  * 15 + 1 bytes of dimension), then hist_size 16-bit bins; the range

@@ -283,6 +283,7 @@ static void report(const struct logbuf *b, struct pmclog_strings *strings,
 		while (fgets(line, sizeof(line), f)) {
 			FZ_CHECK(strchr(line, ' '), "-M line without a space: %s", line);
 			*strchr(line, ' ') = '\0';
+			fz_unescape(line);
 			fz_check_gmon(line);
 		}
 		fclose(f);

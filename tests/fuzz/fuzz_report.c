@@ -467,6 +467,14 @@ static void check_gmon_map(const char *mapfile)
 
 		FZ_CHECK(sp, "-M line without a space: %s", line);
 		*sp = '\0';
+		/* Names escaped: no control byte but the line's end. */
+		for (const char *c = line; *c; c++)
+			FZ_CHECK((unsigned char)*c >= 0x20 && *c != 0x7f,
+				 "-M GMONFILE with a control byte: %s", line);
+		for (const char *c = sp + 1; *c; c++)
+			FZ_CHECK(((unsigned char)*c >= 0x20 && *c != 0x7f) || (*c == '\n' && !c[1]),
+				 "-M OBJECT with a control byte: %s", sp + 1);
+		fz_unescape(line);
 		fz_check_gmon(line);
 		for (size_t i = 0; i < n; i++)
 			FZ_CHECK(strcmp(seen[i], line), "-M names %s twice", line);

@@ -13,6 +13,7 @@
  *                               behind fuzz_bpf_maps's mode byte
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -520,7 +521,7 @@ static void elf_seeds(int argc, char **argv)
 			fprintf(stderr, "gen_seeds: %s: expected ROLE:FILE\n", argv[i]);
 			exit(2);
 		}
-		ret = pmclog_read_file(++file, &buf, &len);
+		ret = pmclog_read_file(AT_FDCWD, ++file, 0, &buf, &len, NULL);
 		if (ret) {
 			fprintf(stderr, "gen_seeds: %s: %s\n", file, strerror(-ret));
 			exit(1);

@@ -21,6 +21,11 @@
  *   instructions  4 path_b <- main, 2 in a kernel function named
  *                 "</script><b>x" and a byte that is not UTF-8, below
  *                 do_syscall_64 and main
+ *
+ * mklog paths FILE PATH...: a log recorded with -g of one process that
+ * mapped each PATH (whatever it names, whatever bytes its name holds),
+ * 16 MiB apart from 0x10000000, with 3 samples in each, a stack of two
+ * frames in it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,9 +104,29 @@ static int stacks_log(const char *prog)
 	return 0;
 }
 
+static void paths_log(char **paths, int n)
+{
+	const __u64 base = 0x10000000, span = 0x1000000;
+
+	lb_initialize(&b);
+	lb_pmcallocate(&b, 1, PMCLOG_EV_CPU_CLOCK, PMCLOG_PMC_F_FREQ | PMCLOG_PMC_F_CALLCHAIN,
+		       1000, "cpu-clock");
+	lb_procexec(&b, 3, paths[0]);
+	for (int i = 0; i < n; i++) {
+		__u64 at = base + (__u64)i * span;
+		const __u64 stack[] = { at + 0x110, at + 0x220 };
+
+		lb_map_in(&b, 3, at, at + 0x100000, 0, 0, paths[i]);
+		for (int k = 0; k < 3; k++)
+			lb_sample_stack(&b, 0, 3, stack[0], 1, NULL, 0, stack, 2);
+	}
+	lb_closelog(&b, (__u64)n * 3, 0, 0);
+}
+
 int main(int argc, char **argv)
 {
-	const char *kind = argc == 3 || (argc == 4 && !strcmp(argv[1], "stacks")) ? argv[1] : "";
+	const char *kind = argc == 3 || (argc == 4 && !strcmp(argv[1], "stacks")) ||
+			   (argc >= 4 && !strcmp(argv[1], "paths")) ? argv[1] : "";
 	const void *data = b.data;
 	size_t len, closelog;
 	FILE *f;
@@ -135,9 +160,13 @@ int main(int argc, char **argv)
 		if (ret)
 			return ret;
 		len = b.len;
+	} else if (!strcmp(kind, "paths")) {
+		paths_log(argv + 3, argc - 3);
+		len = b.len;
 	} else {
 		fprintf(stderr, "usage: mklog full|noclose|cut|corrupt|notalog|text|empty FILE\n"
-				"       mklog stacks FILE PROG\n");
+				"       mklog stacks FILE PROG\n"
+				"       mklog paths FILE PATH...\n");
 		return 64;
 	}
 	f = fopen(argv[2], "wb");

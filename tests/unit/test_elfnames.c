@@ -7,7 +7,9 @@
  *   - a stripped library whose debug file is found under ROOT (-r) by
  *     build-id, or by .gnu_debuglink beside it, in .debug/ or under
  *     ROOT/usr/lib/debug/DIR; a debug file of another build (build-id,
- *     CRC) refused; debuginfod tried at an address where nothing listens;
+ *     CRC) refused, and one beside the object in a folder that another
+ *     user could write to; debuginfod tried at an address where nothing
+ *     listens;
  *   - PLT entries named name@plt as objdump names them (.plt, .plt.got,
  *     and the IBT layout's .plt.sec), never glibc's zero-sized _init;
  *   - a zero-sized symbol before a section gap;
@@ -348,6 +350,65 @@ static void test_debug_link(void **state)
 	assert_non_null(strstr(e->debug_note, "CRC differs"));
 	assert_true(!name_at(e, hidden) || strcmp(name_at(e, hidden), "hidden_fn"));
 	pmclog_elf__free(e);
+	pmclog_strings__free(st);
+}
+
+/*
+ * A debug file beside the object is taken only from a folder that no
+ * other user can have put it in: root's or the caller's, writable by
+ * nobody else (gdb and perf take it from any).  A folder that others may
+ * write to, or another user's (uid 65534, as root only), is not searched;
+ * -v says why; /usr/lib/debug/DIR still is.
+ */
+static void test_debug_link_untrusted(void **state)
+{
+	struct pmclog_strings *st = pmclog_strings__new();
+	__u64 hidden = nm_value("libnoid.so", "hidden_fn");
+	struct pmclog_elf_opts o;
+	struct pmclog_elf *e;
+
+	(void)state;
+	run("cd %s && mkdir -p root/opt/y/.debug && chmod 0777 root/opt/y && "
+	    "cp libnoid-stripped.so root/opt/y/libnoid.so && cp libnoid.debug root/opt/y/", dir);
+	e = load_opts(st, "root/opt/y/libnoid.so", root_opts(&o, "/opt/y/libnoid.so"));
+	assert_int_equal(e->debug, PMCLOG_DEBUG_NONE);
+	assert_non_null(strstr(e->debug_note,
+			       "/root/opt/y: a folder of uid 0 that others may write to: its debug files are not trusted"));
+	assert_true(!name_at(e, hidden) || strcmp(name_at(e, hidden), "hidden_fn"));
+	pmclog_elf__free(e);
+
+	/* The folder made the caller's alone: the same file is used. */
+	run("chmod 0755 %s/root/opt/y", dir);
+	e = load_opts(st, "root/opt/y/libnoid.so", root_opts(&o, "/opt/y/libnoid.so"));
+	assert_int_equal(e->debug, PMCLOG_DEBUG_LINK);
+	expect_sym(e, hidden, "hidden_fn");
+	pmclog_elf__free(e);
+
+	/* .debug/ beside it, which others may write to. */
+	run("cd %s/root/opt/y && mv libnoid.debug .debug/ && chmod 0757 .debug", dir);
+	e = load_opts(st, "root/opt/y/libnoid.so", root_opts(&o, "/opt/y/libnoid.so"));
+	assert_int_equal(e->debug, PMCLOG_DEBUG_NONE);
+	assert_non_null(strstr(e->debug_note, "/root/opt/y/.debug: a folder of uid 0 that others"));
+	pmclog_elf__free(e);
+
+	/* The system's debug folder is not the object's: searched still. */
+	run("cd %s && mkdir -p root/usr/lib/debug/opt/y && cp libnoid.debug root/usr/lib/debug/opt/y/", dir);
+	e = load_opts(st, "root/opt/y/libnoid.so", root_opts(&o, "/opt/y/libnoid.so"));
+	assert_int_equal(e->debug, PMCLOG_DEBUG_LINK);
+	assert_non_null(strstr(e->debug_path, "/root/usr/lib/debug/opt/y/libnoid.debug"));
+	pmclog_elf__free(e);
+	run("rm -r %s/root/usr/lib/debug/opt/y", dir);
+
+	/* Another user's folder, writable by nobody else. */
+	if (geteuid() == 0) {
+		run("cd %s/root/opt/y && chmod 0755 .debug && chown 65534:65534 . .debug", dir);
+		e = load_opts(st, "root/opt/y/libnoid.so", root_opts(&o, "/opt/y/libnoid.so"));
+		assert_int_equal(e->debug, PMCLOG_DEBUG_NONE);
+		assert_non_null(strstr(e->debug_note, "a folder of uid 65534: its debug files are not trusted"));
+		pmclog_elf__free(e);
+	} else {
+		printf("# skip: a folder of uid 65534 needs root\n");
+	}
 	pmclog_strings__free(st);
 }
 
@@ -984,6 +1045,7 @@ int main(void)
 		cmocka_unit_test(test_debug_build_id),
 		cmocka_unit_test(test_debug_wrong_build_id),
 		cmocka_unit_test(test_debug_link),
+		cmocka_unit_test(test_debug_link_untrusted),
 		cmocka_unit_test(test_debug_report),
 		cmocka_unit_test(test_debuginfod_unreachable),
 		cmocka_unit_test(test_plt),

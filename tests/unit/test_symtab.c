@@ -193,7 +193,7 @@ static void test_not_elf(void **state)
 	 * would be read without end, a FIFO would block the open.
 	 */
 	assert_int_equal(pmclog_elf__load("/dev/null", st, &e, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "cannot read /dev/null: not a regular file");
+	assert_string_equal(err, "cannot read /dev/null: not a regular file (a device, a FIFO or a socket): not opened");
 	assert_int_equal(pmclog_elf__load(dir, st, &e, err, sizeof(err)), -EISDIR);
 	snprintf(path, sizeof(path), "%s/fifo", dir);
 	run("mkfifo %s", path);

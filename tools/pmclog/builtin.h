@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <linux/pmclog.h>
 
 #include "pmclog_common.h"
@@ -89,6 +90,19 @@ void log_end_of(struct pmclog_reader *r, int ret, const char *input, int fd,
  * exist: 0, else EX_NOINPUT (EX_USAGE for a path too long), said on stderr.
  */
 int resolver_paths_exist(const char *root, const char *kernel);
+
+/*
+ * Make the output file path, named by option opt (-o, -G), as
+ * pmclog_file__create() makes it: mode 0600, an existing file of the
+ * caller's replaced, never written through another user's link or into
+ * another user's file; /dev/null and the caller's FIFO are written to.
+ * *created (may be NULL): whether the file is new.  Return: a descriptor
+ * (O_WRONLY | O_CLOEXEC), or -1 said on stderr (EX_CANTCREAT).
+ */
+int output_create(const char *opt, const char *path, bool *created);
+
+/* The same as a stdio stream; NULL said on stderr. */
+FILE *output_fopen(const char *opt, const char *path, bool *created);
 
 /* Set *input to the log named by arg, unless one already was (EX_USAGE). */
 int set_input(const struct cmd_usage *u, const char **input, const char *arg);

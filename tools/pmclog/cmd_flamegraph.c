@@ -186,22 +186,21 @@ static int write_output(const struct flamegraph_ctx *c, const struct flamegraph_
 	size_t len = (size_t)(pmclog_flamegraph_html_end - pmclog_flamegraph_html);
 	const char *mark = memmem(pmclog_flamegraph_html, len, DATA_MARKER,
 				  sizeof(DATA_MARKER) - 1);
-	bool to_stdout = !strcmp(a->output, "-");
+	bool to_stdout = !strcmp(a->output, "-"), created = false;
 	FILE *f;
 
 	if (!mark) {
 		warnx("this pmclog was built with a flamegraph.html without its data marker");
 		return EX_SOFTWARE;
 	}
-	f = to_stdout ? stdout : fopen(a->output, "w");
-	if (!f) {
-		warn("-o %s", a->output);
+	f = to_stdout ? stdout : output_fopen("-o", a->output, &created);
+	if (!f)
 		return EX_CANTCREAT;
-	}
 	write_page(c->cg, mark, f);
 	if (to_stdout ? fflush(f) || ferror(f) : ferror(f) | fclose(f)) {
 		warn("%s: cannot write the flame graph", to_stdout ? "standard output" : a->output);
-		if (!to_stdout)
+		/* Only a file made here: not /dev/null, nor the caller's FIFO. */
+		if (created)
 			unlink(a->output);
 		return EX_IOERR;
 	}

@@ -318,15 +318,14 @@ static int ctx_init(struct report_ctx *c, const struct report_args *a)
 static int write_graph(struct report_ctx *c, const struct report_args *a)
 {
 	bool to_stdout = !strcmp(a->graph_file, "-");
-	FILE *f = to_stdout ? stdout : fopen(a->graph_file, "w");
+	FILE *f;
 
 	if (!pmclog_callgraph__samples(c->cg))
 		warnx("-G %s: %s has no stacks (CALLCHAIN records): record it with pmclog record -g",
 		      a->graph_file, a->input);
-	if (!f) {
-		warn("-G %s", a->graph_file);
+	f = to_stdout ? stdout : output_fopen("-G", a->graph_file, NULL);
+	if (!f)
 		return EX_CANTCREAT;
-	}
 	pmclog_callgraph__print_tree(c->cg, f);
 	if (to_stdout)
 		return 0;
@@ -341,13 +340,11 @@ static int write_graph(struct report_ctx *c, const struct report_args *a)
 /* --format pprof: the profile into -o FILE or standard output. */
 static int write_pprof(struct report_ctx *c, const struct report_args *a)
 {
-	FILE *f = a->output ? fopen(a->output, "w") : stdout;
+	FILE *f = a->output ? output_fopen("-o", a->output, NULL) : stdout;
 	const char *name = a->output ? a->output : "standard output";
 
-	if (!f) {
-		warn("-o %s", a->output);
+	if (!f)
 		return EX_CANTCREAT;
-	}
 	if (pmclog_pprof__write(c->pp, f)) {
 		int err = errno;
 
@@ -366,12 +363,21 @@ static int write_pprof(struct report_ctx *c, const struct report_args *a)
 /* Any other format into -o FILE: standard output becomes it. */
 static int open_output(const struct report_args *a)
 {
+	int fd;
+
 	if (!a->output || !strcmp(a->format, FORMAT_PPROF))
 		return 0;
-	if (!freopen(a->output, "w", stdout)) {
+	fd = output_create("-o", a->output, NULL);
+	if (fd < 0)
+		return EX_CANTCREAT;
+	if (fflush(stdout) || dup2(fd, STDOUT_FILENO) < 0) {
 		warn("-o %s", a->output);
+		close(fd);
 		return EX_CANTCREAT;
 	}
+	close(fd);
+	/* A file, not the terminal it may have been: not a write per line. */
+	setvbuf(stdout, NULL, _IOFBF, BUFSIZ);
 	return 0;
 }
 

@@ -4,12 +4,13 @@
  * exit status of a device that did not open, how a log's records ran
  * out and the exit status each way gives (the table of pmclog(1)'s EXIT
  * STATUS, the same for dump and report), the one log they read (and its
- * replay, for report and flamegraph), and the --pid and --time options
- * of both.
+ * replay, for report and flamegraph), the --pid and --time options of
+ * both, and how their output files are made.
  */
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "pmclog_file.h"
 #include "pmclog_reader.h"
 #include "pmclog_replay.h"
 #include "pmclog_report.h"
@@ -29,6 +31,32 @@ int print_libpmclog(enum pmclog_print_level level, const char *fmt, va_list ap)
 		return 0;
 	fprintf(stderr, "%s: ", program_invocation_short_name);
 	return vfprintf(stderr, fmt, ap);
+}
+
+int output_create(const char *opt, const char *path, bool *created)
+{
+	char why[PATH_MAX + 160];
+	int fd = pmclog_file__create(path, 0600, 0, created, why, sizeof(why));
+
+	if (fd >= 0)
+		return fd;
+	if (*why)
+		warnx("%s: %s", opt, why);
+	else
+		warnx("%s %s: %s", opt, path, strerror(-fd));
+	return -1;
+}
+
+FILE *output_fopen(const char *opt, const char *path, bool *created)
+{
+	int fd = output_create(opt, path, created);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (fd >= 0 && !f) {
+		warn("%s %s", opt, path);
+		close(fd);
+	}
+	return f;
 }
 
 int device_open_status(int err)

@@ -25,6 +25,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "pmclog_file.h"
 #include "pmclog_internal.h"
 #include "pmclog_symtab.h"
 
@@ -55,24 +56,35 @@ static bool has_suffix(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
-/* Read fd to its end into a malloc'd buffer. */
-static int read_all(int fd, void **buf, size_t *len)
+/*
+ * Read fd, the regular file st, to its end into a malloc'd buffer: at
+ * most PMCLOG_FILE_READ_MAX bytes, should it grow while it is read.
+ */
+static int read_all(int fd, const struct stat *st, void **buf, size_t *len)
 {
-	size_t cap = 1 << 16, n = 0;
-	char *p = malloc(cap), *q;
+	size_t cap = (size_t)st->st_size + 1, n = 0;
+	char *p, *q;
 	ssize_t r;
 
+	if (cap < 4096)
+		cap = 4096;
+	p = malloc(cap);
 	if (!p)
 		return -ENOMEM;
 	for (;;) {
 		if (n == cap) {
-			q = realloc(p, cap * 2);
+			if (n > PMCLOG_FILE_READ_MAX) {
+				free(p);
+				return -EFBIG;
+			}
+			/* One byte past the most: a file that went over it. */
+			cap = cap > PMCLOG_FILE_READ_MAX / 2 ? PMCLOG_FILE_READ_MAX + 1 : cap * 2;
+			q = realloc(p, cap);
 			if (!q) {
 				free(p);
 				return -ENOMEM;
 			}
 			p = q;
-			cap *= 2;
 		}
 		r = read(fd, p + n, cap - n);
 		if (r < 0 && errno == EINTR)
@@ -91,14 +103,6 @@ static int read_all(int fd, void **buf, size_t *len)
 	return 0;
 }
 
-/* 0 for a regular file; -EISDIR, -EINVAL (a device, a FIFO...) else. */
-static int regular(const struct stat *st)
-{
-	if (S_ISREG(st->st_mode))
-		return 0;
-	return S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
-}
-
 /* An output buffer that doubles up to DECOMP_MAX. */
 struct outbuf {
 	unsigned char *p;
@@ -113,7 +117,7 @@ static int outbuf_room(struct outbuf *o)
 	if (o->len < o->cap)
 		return 0;
 	if (o->cap >= DECOMP_MAX)
-		return -EFBIG;
+		return -E2BIG;
 	cap = o->cap ? o->cap * 2 : 1 << 20;
 	q = realloc(o->p, cap);
 	if (!q)
@@ -239,22 +243,49 @@ static int decompress(const char *path, void **buf, size_t *len)
 	return *buf ? 0 : -ENOMEM;
 }
 
-int pmclog_read_file(const char *path, void **buf, size_t *len)
+/* Read (dirfd, path) as pmclog_read_file() does, not decompressed. */
+static int read_checked(int dirfd, const char *path, unsigned int flags, void **buf,
+			size_t *len, struct pmclog_file_id *id)
 {
 	struct stat st;
 	int fd, ret;
 
-	/* Non-blocking: a FIFO must not hang the open. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = pmclog_file__open_read(dirfd, path, flags, 0, &st);
 	if (fd < 0)
-		return -errno;
-	ret = fstat(fd, &st) ? -errno : regular(&st);
-	if (!ret)
-		ret = read_all(fd, buf, len);
+		return fd;
+	ret = read_all(fd, &st, buf, len);
 	close(fd);
-	if (!ret)
-		ret = decompress(path, buf, len);
+	if (!ret && id)
+		*id = (struct pmclog_file_id){
+			.dev = st.st_dev, .ino = st.st_ino, .flags = flags,
+		};
 	return ret;
+}
+
+int pmclog_read_file(int dirfd, const char *path, unsigned int flags, void **buf,
+		     size_t *len, struct pmclog_file_id *id)
+{
+	int ret = read_checked(dirfd, path, flags, buf, len, id);
+
+	return ret ? ret : decompress(path, buf, len);
+}
+
+const char *pmclog_read_strerror(int err)
+{
+	switch (err) {
+	case -ELOOP:
+		return "a symbolic link, which pmclog does not follow for a path a log names (under -r, put the file itself there)";
+	case -EINVAL:
+		return "not a regular file (a device, a FIFO or a socket): not opened";
+	case -EFBIG:
+		return "larger than 2 GiB: not a program, not read";
+	case -E2BIG:
+		return "decompresses to more than 1 GiB";
+	case -EIO:
+		return "corrupt compressed data";
+	default:
+		return strerror(-err);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -273,6 +304,21 @@ struct elf_ctx {
 	size_t errlen;
 };
 
+/*
+ * What the loader knows of a pmclog_elf beyond its public fields: which
+ * files it read, for whoever opens them again (srcline).
+ */
+struct elf_priv {
+	struct pmclog_elf pub;
+	struct pmclog_file_id file;	/* the object's own */
+	struct pmclog_file_id debug;	/* its debug file's, with pub.debug_path */
+};
+
+static struct elf_priv *elf_priv(const struct pmclog_elf *e)
+{
+	return container_of(e, struct elf_priv, pub);
+}
+
 void pmclog_elf__free(struct pmclog_elf *e)
 {
 	if (!e)
@@ -280,7 +326,12 @@ void pmclog_elf__free(struct pmclog_elf *e)
 	pmclog_symtab__free(e->text);
 	pmclog_symtab__free(e->init);
 	free(e->segs);
-	free(e);
+	free(elf_priv(e));
+}
+
+const struct pmclog_file_id *pmclog_elf__dwarf_id(const struct pmclog_elf *e)
+{
+	return e->debug_path ? &elf_priv(e)->debug : &elf_priv(e)->file;
 }
 
 const __u8 *pmclog_elf__build_id(const struct pmclog_elf *e, size_t *len)
@@ -887,6 +938,7 @@ struct debug_file {
 	void *buf;
 	size_t len;
 	Elf *elf;
+	struct pmclog_file_id id;
 };
 
 static void debug_file_free(struct debug_file *d)
@@ -931,29 +983,39 @@ static __u32 file_crc(const unsigned char *p, size_t len)
 }
 
 /*
- * Open path as the debug file of c's object: an ELF file with a .symtab
- * whose build-id is the object's (when the object has one), and, for a
- * .gnu_debuglink candidate (crc non-NULL), whose CRC-32 is the link's.
- * 0 when it is; -ENOENT when there is no such file (quietly); another
- * negative errno, with why in notes.
+ * Read the candidate (dirfd, name) as pmclog_read_file() reads it (flags:
+ * PMCLOG_FILE_FOLLOW for a path of the system's debug directories, whose
+ * .build-id entries are symbolic links), known as path.  0 when it was
+ * read; -ENOENT when there is no such file (quietly); another negative
+ * errno, with why in notes.
  */
-static int debug_try(struct elf_ctx *c, const char *path, const __u32 *crc,
-		     struct debug_file *d, char *notes, size_t nlen)
+static int debug_read(int dirfd, const char *name, unsigned int flags, const char *path,
+		      struct debug_file *d, char *notes, size_t nlen)
+{
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	ret = pmclog_read_file(dirfd, name, flags, &d->buf, &d->len, &d->id);
+	if (ret == -ENOENT || ret == -ENOTDIR)
+		return -ENOENT;
+	if (ret)
+		note(notes, nlen, "%s: %s", path, pmclog_read_strerror(ret));
+	return ret;
+}
+
+/*
+ * d, read from path, as the debug file of c's object: an ELF file with a
+ * .symtab whose build-id is the object's (when the object has one), and,
+ * for a .gnu_debuglink candidate (crc non-NULL), whose CRC-32 is the
+ * link's.  0 when it is; else -ENOEXEC, with why in notes, and d freed.
+ */
+static int debug_check(struct elf_ctx *c, const char *path, const __u32 *crc,
+		       struct debug_file *d, char *notes, size_t nlen)
 {
 	__u8 id[PMCLOG_ELF_BUILD_ID_MAX];
 	size_t idlen, n;
 	GElf_Shdr sh;
-	int ret;
 
-	memset(d, 0, sizeof(*d));
-	ret = pmclog_read_file(path, &d->buf, &d->len);
-	if (ret == -ENOENT || ret == -ENOTDIR)
-		return -ENOENT;
-	if (ret) {
-		note(notes, nlen, "%s: %s", path, strerror(-ret));
-		return ret;
-	}
-	ret = -ENOEXEC;
 	if (crc && file_crc(d->buf, d->len) != *crc) {
 		note(notes, nlen, "%s: CRC differs from .gnu_debuglink's", path);
 		goto fail;
@@ -976,7 +1038,16 @@ static int debug_try(struct elf_ctx *c, const char *path, const __u32 *crc,
 	return 0;
 fail:
 	debug_file_free(d);
-	return ret;
+	return -ENOEXEC;
+}
+
+/* The candidate path (absolute, of pmclog's making) read and checked. */
+static int debug_try(struct elf_ctx *c, const char *path, unsigned int flags,
+		     const __u32 *crc, struct debug_file *d, char *notes, size_t nlen)
+{
+	int ret = debug_read(AT_FDCWD, path, flags, path, d, notes, nlen);
+
+	return ret ? ret : debug_check(c, path, crc, d, notes, nlen);
 }
 
 void pmclog_hex(char *buf, size_t len, const __u8 *id, size_t n)
@@ -1011,37 +1082,92 @@ static int debug_by_build_id(struct elf_ctx *c, const struct pmclog_elf_opts *o,
 	pmclog_hex(idhex, sizeof(idhex), c->out->build_id, c->out->build_id_len);
 	snprintf(path, plen, "%s" DEBUGDIR "/.build-id/%.2s/%s.debug",
 		 o->root ? o->root : "", idhex, idhex + 2);
-	return debug_try(c, path, NULL, d, notes, nlen);
+	return debug_try(c, path, PMCLOG_FILE_FOLLOW, NULL, d, notes, nlen);
 }
 
-/* .gnu_debuglink, where gdb looks: DIR/NAME, DIR/.debug/NAME, DEBUGDIR/DIR/NAME. */
+/*
+ * The folder name (in at) where the object is, or its .debug, opened if
+ * another user cannot have put a file in it: root's or the caller's, and
+ * writable by no one else.  gdb and perf read a debug file from any
+ * folder; pmclog, run as root on what every user mapped, does not take
+ * one from a folder of theirs.  Else -EPERM, with why in notes; -ENOENT
+ * quietly when there is no such folder.
+ */
+static int trusted_folder(int at, const char *name, const char *path, char *notes,
+			  size_t nlen)
+{
+	struct stat st;
+	int fd = openat(at, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? -ENOENT : -errno;
+	if (fstat(fd, &st)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	if ((st.st_uid && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		note(notes, nlen, "%s: a folder of uid %u%s: its debug files are not trusted",
+		     path, (unsigned int)st.st_uid,
+		     st.st_mode & (S_IWGRP | S_IWOTH) ? " that others may write to" : "");
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/*
+ * The link's name in folder fd, known as path/link (path: the folder's,
+ * with room for "/" and link after it), never through a symbolic link at
+ * its end.
+ */
+static int debug_in(struct elf_ctx *c, int fd, const char *link, const __u32 *crc,
+		    struct debug_file *d, char *path, char *notes, size_t nlen)
+{
+	int ret;
+
+	strcat(strcat(path, "/"), link);
+	ret = debug_read(fd, link, 0, path, d, notes, nlen);
+	return ret ? ret : debug_check(c, path, crc, d, notes, nlen);
+}
+
+/*
+ * .gnu_debuglink, where gdb looks: DIR/NAME and DIR/.debug/NAME, in
+ * folders trusted_folder() opens, then DEBUGDIR/DIR/NAME.
+ */
 static int debug_by_link(struct elf_ctx *c, const struct pmclog_elf_opts *o,
 			 struct debug_file *d, char *path, size_t plen,
 			 char *notes, size_t nlen)
 {
 	const char *root = o->root ? o->root : "", *slash;
 	char link[256], dir[4096];
+	int ret = -ENOENT, fd, sub;
 	__u32 crc;
-	int ret = -ENOENT;
 
 	if (!o->objpath || !(slash = strrchr(o->objpath, '/')) ||
 	    !elf_debuglink(c->elf, c->shstrndx, link, sizeof(link), &crc) ||
-	    (size_t)(slash - o->objpath) >= sizeof(dir))
+	    (size_t)snprintf(dir, sizeof(dir), "%s%.*s", root, (int)(slash - o->objpath),
+			     o->objpath) + sizeof("/.debug/") + strlen(link) > plen)
 		return -ENOENT;
-	memcpy(dir, o->objpath, (size_t)(slash - o->objpath));
-	dir[slash - o->objpath] = '\0';
-	for (int i = 0; i < 3 && ret; i++) {
-		static const char *const fmt[] = {
-			"%s%s/%s", "%s%s/.debug/%s", "%s" DEBUGDIR "%s/%s",
-		};
-
-		if ((size_t)snprintf(path, plen, fmt[i], root, dir, link) >= plen)
-			continue;
-		/* The object itself, when the link names it: not a debug file. */
-		if (i == 0 && !strcmp(path + strlen(root), o->objpath))
-			continue;
-		ret = debug_try(c, path, &crc, d, notes, nlen);
+	fd = trusted_folder(AT_FDCWD, *dir ? dir : "/", *dir ? dir : "/", notes, nlen);
+	if (fd >= 0) {
+		/* The object itself, when the link names it, is not its debug file. */
+		if (strcmp(link, slash + 1)) {
+			strcpy(path, dir);
+			ret = debug_in(c, fd, link, &crc, d, path, notes, nlen);
+		}
+		snprintf(path, plen, "%s/.debug", dir);
+		sub = ret ? trusted_folder(fd, ".debug", path, notes, nlen) : -1;
+		if (sub >= 0) {
+			ret = debug_in(c, sub, link, &crc, d, path, notes, nlen);
+			close(sub);
+		}
+		close(fd);
 	}
+	if (ret && (size_t)snprintf(path, plen, "%s" DEBUGDIR "%.*s/%s", root,
+				    (int)(slash - o->objpath), o->objpath, link) < plen)
+		ret = debug_try(c, path, PMCLOG_FILE_FOLLOW, &crc, d, notes, nlen);
 	return ret;
 }
 
@@ -1063,7 +1189,8 @@ static int debug_by_debuginfod(struct elf_ctx *c, const struct pmclog_elf_opts *
 	close(fd);
 	snprintf(path, plen, "%s", found);
 	free(found);
-	return debug_try(c, path, NULL, d, notes, nlen);
+	/* In the client's cache: a path of its making, as DEBUGDIR's. */
+	return debug_try(c, path, PMCLOG_FILE_FOLLOW, NULL, d, notes, nlen);
 }
 
 /*
@@ -1085,7 +1212,7 @@ static int elf_debug_symbols(struct elf_ctx *c, const struct pmclog_elf_opts *o)
 	size_t n;
 	int ret = -ENOENT;
 
-	if (!o || c->out->has_symtab || c->out->type == PMCLOG_ELF_REL)
+	if (!o || !o->objpath || c->out->has_symtab || c->out->type == PMCLOG_ELF_REL)
 		return 0;
 	for (size_t i = 0; ret && i < sizeof(ways) / sizeof(ways[0]); i++) {
 		ret = ways[i](c, o, &d, path, sizeof(path), notes, sizeof(notes));
@@ -1097,6 +1224,7 @@ static int elf_debug_symbols(struct elf_ctx *c, const struct pmclog_elf_opts *o)
 	if (ret)
 		return ret == -ENOMEM ? ret : 0;
 	c->out->debug_path = pmclog_strings__intern(c->strings, path);
+	elf_priv(c->out)->debug = d.id;
 	ret = c->out->debug_path ? elf_tables(c, d.elf, SHT_SYMTAB, &n) : -ENOMEM;
 	debug_file_free(&d);
 	return ret;
@@ -1170,11 +1298,13 @@ static int elf_load_buf(void *buf, size_t len, const char *name,
 	struct elf_ctx c = {
 		.name = name, .strings = strings, .err = err, .errlen = errlen,
 	};
+	struct elf_priv *priv;
 	int ret;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return load_fail(ENOSYS, err, errlen, "libelf: %s", elf_errmsg(-1));
-	c.out = calloc(1, sizeof(*c.out));
+	priv = calloc(1, sizeof(*priv));
+	c.out = priv ? &priv->pub : NULL;
 	if (c.out) {
 		c.out->text = pmclog_symtab__new();
 		c.out->init = pmclog_symtab__new();
@@ -1220,19 +1350,20 @@ int pmclog_elf__load_opts(const char *path, const struct pmclog_elf_opts *opts,
 			  struct pmclog_strings *strings, struct pmclog_elf **out,
 			  char *err, size_t errlen)
 {
+	unsigned int flags = opts && opts->follow ? PMCLOG_FILE_FOLLOW : 0;
+	struct pmclog_file_id id;
 	void *buf;
 	size_t len;
 	int ret;
 
-	ret = pmclog_read_file(path, &buf, &len);
+	ret = pmclog_read_file(AT_FDCWD, path, flags, &buf, &len, &id);
 	if (ret)
 		return load_fail(-ret, err, errlen, "cannot read %s: %s", path,
-				 ret == -EINVAL ? "not a regular file" :
-				 ret == -EIO ? "corrupt compressed data" :
-				 ret == -EFBIG ? "decompresses to more than 1 GiB" :
-				 strerror(-ret));
+				 pmclog_read_strerror(ret));
 	ret = elf_load_buf(buf, len, path, opts, strings, out, err, errlen);
 	free(buf);
+	if (!ret)
+		elf_priv(*out)->file = id;
 	return ret;
 }
 
@@ -1286,11 +1417,19 @@ int pmclog_sysmap__load(const char *path, struct pmclog_strings *strings,
 	size_t cap = 0;
 	int ret = 0;
 	FILE *f;
+	int fd;
 
-	f = fopen(path, "re");
-	if (!f)
-		return load_fail(errno, err, errlen, "cannot open %s: %s", path,
-				 strerror(errno));
+	/* The user's (-k): followed, but only a regular file, and not a huge one. */
+	fd = pmclog_file__open_read(AT_FDCWD, path, PMCLOG_FILE_FOLLOW, 0, NULL);
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		int e = fd >= 0 ? errno : -fd;
+
+		if (fd >= 0)
+			close(fd);
+		return load_fail(e, err, errlen, "cannot open %s: %s", path,
+				 pmclog_read_strerror(-e));
+	}
 	t = pmclog_symtab__new();
 	/* Whole lines: the rest of a long one is no symbol of its own. */
 	while (t && !ret && getline(&line, &cap, f) >= 0)

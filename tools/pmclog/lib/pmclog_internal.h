@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <linux/types.h>
 
 #include "pmclog_common.h"
@@ -154,6 +155,11 @@ struct pmclog_elf_opts {
 	const char *root;	/* prefix of the debug directories; NULL: none */
 	const char *objpath;	/* the object's path without ROOT; NULL: not looked for */
 	struct pmclog_debuginfod *dfd;	/* NULL: no debuginfod */
+	/*
+	 * path may end in a symbolic link: a file the user named (-k), not
+	 * a path a log names (NULL opts: it may not).
+	 */
+	bool follow;
 };
 
 int pmclog_elf__load_opts(const char *path, const struct pmclog_elf_opts *opts,
@@ -182,7 +188,8 @@ void pmclog_elf__free(struct pmclog_elf *e);
 
 /*
  * The text symbols (t, T, w, W) of a System.map or of /proc/kallsyms text
- * at path, at the addresses written there.  A file with fewer than
+ * at path (a file the user named: a symbolic link is followed, but only a
+ * regular file is read), at the addresses written there.  A file with fewer than
  * PMCLOG_SYSMAP_MIN symbols (Debian's placeholder System.map) fails with ENOENT.
  */
 #define PMCLOG_SYSMAP_MIN	100
@@ -190,21 +197,48 @@ int pmclog_sysmap__load(const char *path, struct pmclog_strings *strings,
 			struct pmclog_symtab **out, char *err, size_t errlen);
 
 /*
- * Read a whole regular file, decompressed (zlib, liblzma, libzstd) when
- * its name ends in .gz, .xz or .zst.  *buf is malloc'd.  -EISDIR for a directory and
- * -EINVAL for anything else that is not a regular file (a device, which a
- * process may have mapped, would be read without end; a FIFO would block).
+ * Which file was read, and how its path was opened: whoever opens the
+ * path again (srcline's libdw) checks that it still names that file.
  */
-int pmclog_read_file(const char *path, void **buf, size_t *len);
+struct pmclog_file_id {
+	dev_t dev;
+	ino_t ino;		/* 0: no file (read from memory) */
+	unsigned int flags;	/* pmclog_file__open_read()'s */
+};
+
+/*
+ * Read a whole regular file of at most PMCLOG_FILE_READ_MAX bytes, opened
+ * as pmclog_file__open_read(dirfd, path, flags) opens it (nothing else is
+ * ever opened: a device's open() may act, a FIFO's may block, a huge
+ * sparse file would fill memory), decompressed (zlib, liblzma, libzstd)
+ * when its name ends in .gz, .xz or .zst.  *buf is malloc'd; *id (may be
+ * NULL) says which file it was.  -ELOOP, -EISDIR, -EINVAL, -EFBIG as
+ * pmclog_file__open_read() refuses; -EIO for corrupt compressed data,
+ * -E2BIG for more than 1 GiB decompressed.
+ */
+int pmclog_read_file(int dirfd, const char *path, unsigned int flags, void **buf,
+		     size_t *len, struct pmclog_file_id *id);
+
+/* Why pmclog_read_file() failed with err, as a message says it. */
+const char *pmclog_read_strerror(int err);
+
+/*
+ * The file whose DWARF has e's source lines: its debug file when its
+ * .symtab came from one (e->debug_path), else its own.
+ */
+const struct pmclog_file_id *pmclog_elf__dwarf_id(const struct pmclog_elf *e);
 
 /*
  * Source lines of one ELF file's DWARF (pmclog_srcline.c, libdw).  open:
- * -ENODATA when the file has no DWARF.  lookup: "file.c:123" (interned)
- * for a link-time address, NULL when no line table covers it.
+ * path opened again as id says, and only if it is still the file id names
+ * (-ESTALE, said once, when it is not: replaced since its symbols were
+ * read); -ENODATA when the file has no DWARF.  lookup: "file.c:123"
+ * (interned) for a link-time address, NULL when no line table covers it.
  */
 struct pmclog_srcline;
 
-int pmclog_srcline__open(const char *path, struct pmclog_srcline **out);
+int pmclog_srcline__open(const char *path, const struct pmclog_file_id *id,
+			 struct pmclog_srcline **out);
 void pmclog_srcline__free(struct pmclog_srcline *s);
 const char *pmclog_srcline__lookup(struct pmclog_srcline *s, __u64 addr,
 				   struct pmclog_strings *strings);
@@ -407,6 +441,17 @@ __u64 pmclog_bpf_ring__lost(const struct pmclog_bpf_ring *r);
  * 0x20, 0x7f, backslash and those of sep as \xNN (pmclog_report_fmt.c).
  */
 void pmclog_put_escaped(FILE *f, const char *s, const char *sep);
+
+/*
+ * s escaped as pmclog_put_escaped(f, s, "") writes it, into buf (len
+ * bytes; cut at a whole byte's escape, "..." at its end, when it does
+ * not fit): a name from a log inside a message, which must not reach a
+ * terminal as control characters or split into lines.  Returns buf.
+ */
+const char *pmclog_escape(char *buf, size_t len, const char *s);
+
+/* Room for pmclog_escape() of a path, whole. */
+#define PMCLOG_ESCAPED_PATH	(4 * 4096 + 1)
 
 #define AE_USER		0x1
 #define AE_HIDDEN	0x2

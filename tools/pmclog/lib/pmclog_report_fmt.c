@@ -162,8 +162,6 @@ void pmclog_put_escaped(FILE *f, const char *s, const char *sep)
 	}
 }
 
-#define put_field pmclog_put_escaped
-
 /* The columns put_field() takes for s. */
 static int field_width(const char *s, const char *sep)
 {
@@ -173,6 +171,38 @@ static int field_width(const char *s, const char *sep)
 		n += escaped((unsigned char)*s, sep) ? 4 : 1;
 	return n;
 }
+
+const char *pmclog_escape(char *buf, size_t len, const char *s)
+{
+	/* Whole if it fits; else as much as fits with "..." after it. */
+	size_t room = len < 4 || (size_t)field_width(s, "") < len ? len : len - 3;
+	size_t n = 0;
+
+	if (!len)
+		return buf;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (escaped(c, "")) {
+			if (n + 4 >= room)
+				break;
+			snprintf(buf + n, 5, "\\x%02x", c);
+			n += 4;
+		} else {
+			if (n + 1 >= room)
+				break;
+			buf[n++] = (char)c;
+		}
+	}
+	if (*s && room < len) {
+		memcpy(buf + n, "...", 3);
+		n += 3;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+#define put_field pmclog_put_escaped
 
 /* s, then spaces up to width columns. */
 static void put_padded(FILE *f, const char *s, int width)

@@ -5,11 +5,13 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pmclog_file.h"
 #include "pmclog_internal.h"
 #include "pmclog_resolve.h"
 
@@ -25,6 +27,7 @@ struct obj_priv {
 	enum pmclog_obj_state state;
 	bool fileoff;			/* objaddr is a file offset */
 	const char *dwarf_path;		/* interned: where its line table would be */
+	const struct pmclog_file_id *dwarf_id;	/* which file that was, in elf */
 	struct dwarf_ent *dwarf;	/* NULL until a srcline is asked */
 	const struct pmclog_symtab *tab;	/* borrowed */
 	const struct pmclog_elf *elf;	/* borrowed from the cache */
@@ -35,6 +38,7 @@ struct obj_priv {
 struct loaded {
 	const char *path;		/* interned */
 	bool as_sysmap;			/* read as a System.map, not as ELF */
+	bool follow;			/* the user's file (-k): a symbolic link followed */
 	struct pmclog_elf *elf;
 	struct pmclog_symtab *sysmap;
 	int err;
@@ -114,22 +118,36 @@ void pmclog_resolver__free(struct pmclog_resolver *res)
 /* Files, loaded once each                                            */
 
 /*
+ * Whether pmclog refused to open what path names (a symbolic link, a
+ * device, a FIFO, a socket, a folder, a huge file): a log may name one
+ * that another user put there.  Said, unlike a file that is not there
+ * (a library deleted since the run), which -v only lists.
+ */
+static bool refused(int err)
+{
+	return err == -ELOOP || err == -EINVAL || err == -EISDIR || err == -EFBIG;
+}
+
+/*
  * objpath: the object's path on the machine of the log (without ROOT),
  * for an object whose separate debug file is looked for; NULL: none.
+ * follow: path is the user's (-k), not a log's.
  */
 static struct loaded *load_cached(struct pmclog_resolver *res, const char *path,
-				  bool sysmap, const char *objpath)
+				  bool sysmap, const char *objpath, bool follow)
 {
 	struct pmclog_elf_opts eo = {
-		.root = res->root, .objpath = objpath, .dfd = res->dfd,
+		.root = res->root, .objpath = objpath, .dfd = res->dfd, .follow = follow,
 	};
 	const char *ipath = pmclog_strings__intern(res->strings, path);
+	char esc[PMCLOG_ESCAPED_PATH];
 	struct loaded *l;
 
 	if (!ipath)
 		return NULL;
 	for (size_t i = 0; i < res->ncache; i++)
-		if (res->cache[i].path == ipath && res->cache[i].as_sysmap == sysmap)
+		if (res->cache[i].path == ipath && res->cache[i].as_sysmap == sysmap &&
+		    res->cache[i].follow == follow)
 			return &res->cache[i];
 	if (PMCLOG_GROW(res->cache, res->cache_cap, res->ncache + 1))
 		return NULL;
@@ -137,12 +155,16 @@ static struct loaded *load_cached(struct pmclog_resolver *res, const char *path,
 	memset(l, 0, sizeof(*l));
 	l->path = ipath;
 	l->as_sysmap = sysmap;
+	l->follow = follow;
 	if (sysmap)
 		l->err = pmclog_sysmap__load(path, res->strings, &l->sysmap,
 					     l->msg, sizeof(l->msg));
 	else
-		l->err = pmclog_elf__load_opts(path, objpath ? &eo : NULL, res->strings,
+		l->err = pmclog_elf__load_opts(path, &eo, res->strings,
 					       &l->elf, l->msg, sizeof(l->msg));
+	if (refused(l->err))
+		pr_warn("%s: %s; its samples are shown as addresses\n",
+			pmclog_escape(esc, sizeof(esc), path), pmclog_read_strerror(l->err));
 	return l;
 }
 
@@ -232,13 +254,14 @@ static int kdir_walk(struct pmclog_resolver *res, const char *dir, int depth)
 static bool is_elf(const char *path)
 {
 	char magic[4] = { 0 };
-	FILE *f = fopen(path, "re");
+	/* The user's (-k): followed, but a FIFO must not block the report. */
+	int fd = pmclog_file__open_read(AT_FDCWD, path, PMCLOG_FILE_FOLLOW, 0, NULL);
 
-	if (!f)
+	if (fd < 0)
 		return false;
-	if (fread(magic, 1, sizeof(magic), f) != sizeof(magic))
+	if (read(fd, magic, sizeof(magic)) != (ssize_t)sizeof(magic))
 		magic[0] = 0;
-	fclose(f);
+	close(fd);
 	return !memcmp(magic, "\177ELF", 4);
 }
 
@@ -357,6 +380,7 @@ static bool same_build(const struct pmclog_object *obj, struct obj_priv *p,
 		       const struct loaded *l)
 {
 	char want[2 * PMCLOG_BUILD_ID_MAX + 1], got[2 * PMCLOG_ELF_BUILD_ID_MAX + 1];
+	char esc[PMCLOG_ESCAPED_PATH];
 	const __u8 *id;
 	size_t len;
 
@@ -370,7 +394,7 @@ static bool same_build(const struct pmclog_object *obj, struct obj_priv *p,
 		 "%s has build-id %s, the log's is %s: another build, not used",
 		 l->path, got, want);
 	pr_warn("%s: not the build the log mapped (build-id %s, the log's %s): changed since the run, or another machine's; its samples are shown as addresses (report -r with a copy, or record --archive)\n",
-		l->path, got, want);
+		pmclog_escape(esc, sizeof(esc), l->path), got, want);
 	return false;
 }
 
@@ -385,7 +409,7 @@ static struct loaded *load_by_build_id(struct pmclog_resolver *res,
 	    pmclog_build_id_path(path, sizeof(path), res->root, obj->build_id,
 				 obj->build_id_size) || access(path, F_OK))
 		return NULL;
-	l = load_cached(res, path, false, obj->path);
+	l = load_cached(res, path, false, obj->path, false);
 	return l && !l->err ? l : NULL;
 }
 
@@ -406,7 +430,7 @@ static void load_file_object(struct pmclog_resolver *res,
 		snprintf(p->detail, sizeof(p->detail), "%s", "ROOT and the path are too long");
 		return;
 	}
-	l = load_cached(res, path, false, obj->path);
+	l = load_cached(res, path, false, obj->path, false);
 	/* Another build at the path: the archive's copy of this one, if any. */
 	if (l && !l->err && !build_matches(obj, l)) {
 		struct loaded *b = load_by_build_id(res, obj);
@@ -429,6 +453,7 @@ static void load_file_object(struct pmclog_resolver *res,
 	p->fileoff = true;
 	/* The debug file's DWARF, else the object's own (if it has any). */
 	p->dwarf_path = l->elf->debug_path ? l->elf->debug_path : l->path;
+	p->dwarf_id = pmclog_elf__dwarf_id(l->elf);
 	describe(p, l);
 }
 
@@ -438,9 +463,9 @@ static void load_kernel_file(struct pmclog_resolver *res,
 	struct loaded *l = NULL;
 
 	if (res->vmlinux)
-		l = load_cached(res, res->vmlinux, false, NULL);
+		l = load_cached(res, res->vmlinux, false, NULL, true);
 	if ((!l || l->err) && res->sysmap)
-		l = load_cached(res, res->sysmap, true, NULL);
+		l = load_cached(res, res->sysmap, true, NULL, true);
 	if (!l || l->err) {
 		p->state = PMCLOG_OBJST_NOTFOUND;
 		snprintf(p->detail, sizeof(p->detail), "%s",
@@ -472,7 +497,7 @@ static void load_module_file(struct pmclog_resolver *res,
 			 "no KSYMBOL records for it in the log; give -k DIR");
 		return;
 	}
-	l = load_cached(res, path, false, NULL);
+	l = load_cached(res, path, false, NULL, true);
 	if (!l || l->err || l->elf->type != PMCLOG_ELF_REL) {
 		p->state = PMCLOG_OBJST_NOTFOUND;
 		snprintf(p->detail, sizeof(p->detail), "%s",
@@ -563,7 +588,8 @@ int pmclog_resolver__resolve(struct pmclog_resolver *res,
 	return 0;
 }
 
-static struct dwarf_ent *dwarf_of(struct pmclog_resolver *res, const char *path)
+static struct dwarf_ent *dwarf_of(struct pmclog_resolver *res, const char *path,
+				  const struct pmclog_file_id *id)
 {
 	struct dwarf_ent *d;
 
@@ -576,7 +602,7 @@ static struct dwarf_ent *dwarf_of(struct pmclog_resolver *res, const char *path)
 	if (!d)
 		return NULL;
 	d->path = path;
-	if (pmclog_srcline__open(path, &d->sl))
+	if (pmclog_srcline__open(path, id, &d->sl))
 		d->sl = NULL;
 	res->dwarfs[res->ndwarfs++] = d;
 	return d;
@@ -592,7 +618,7 @@ const char *pmclog_resolver__srcline(struct pmclog_resolver *res,
 	    !pmclog_elf__offset_to_vaddr(p->elf, objaddr, &addr))
 		return NULL;
 	if (!p->dwarf)
-		p->dwarf = dwarf_of(res, p->dwarf_path);
+		p->dwarf = dwarf_of(res, p->dwarf_path, p->dwarf_id);
 	if (!p->dwarf || !p->dwarf->sl)
 		return NULL;
 	return pmclog_srcline__lookup(p->dwarf->sl, addr, res->strings);

@@ -5,9 +5,11 @@
  *
  *   file objects    ROOT/path (ELF; file offset -> vaddr by PT_LOAD), for
  *                   an absolute path without . or .. (as the kernel
- *                   writes them), naming a regular file; without a
+ *                   writes them), naming a regular file of at most 2 GiB,
+ *                   not through a symbolic link at its end; without a
  *                   .symtab, the .symtab of its separate debug file
- *                   (ROOT/usr/lib/debug/.build-id, .gnu_debuglink, a
+ *                   (ROOT/usr/lib/debug/.build-id, .gnu_debuglink beside
+ *                   it in a folder no other user can write to, a
  *                   debuginfod server when DEBUGINFOD_URLS is set: at
  *                   most PMCLOG_DEBUGINFOD_MAX (64) build-ids per
  *                   resolver, DEBUGINFOD_TIMEOUT set to 15 s in the
@@ -18,6 +20,12 @@
  *   modules         the log's KSYMBOLs, else NAME.ko[.gz|.xz|.zst] found
  *                   under ROOT/KERNELDIR (core or .init text)
  *   [vdso], anon    no file: object + offset
+ *
+ * Any user may choose a path a log names, and put a FIFO, a device, a
+ * link or a huge sparse file there: such a file is not opened (or not
+ * read), and said once through the print callback, the path escaped.
+ * The -k files are the user's: links followed, but the same files
+ * refused.
  *
  * A file whose build-id is not the object's (the log's BUILDID) is not
  * another name for it: not used (the object is NOTFOUND, said once through
@@ -76,8 +84,9 @@ PMCLOG_API int pmclog_resolver__resolve(struct pmclog_resolver *res,
 
 /*
  * "file.c:123" (interned) for an address of a file object, from the DWARF
- * line table of its debug file or of the file itself (libdw); NULL when
- * there is none for it (libpmclog 1.1).
+ * line table of its debug file or of the file itself (libdw), the file
+ * its symbols were read from: NULL when there is none for it, or when
+ * its path names another file by now (libpmclog 1.1).
  */
 PMCLOG_API const char *pmclog_resolver__srcline(struct pmclog_resolver *res,
 						struct pmclog_object *obj, __u64 objaddr);

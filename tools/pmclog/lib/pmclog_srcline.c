@@ -6,36 +6,63 @@
  * sections (SHF_COMPRESSED, as Debian's debug files have them) are libdw's
  * to read.  The file name is its last component, as perf report prints
  * srcline without --full-source-path.
+ *
+ * The file is the one the symbols came from, opened again (lazily: most
+ * reports ask no source line) as the loader opened it, and used only if
+ * it is still that file: a path a log names may be another user's, who
+ * could have put a FIFO or another file there since.  libelf reads it
+ * with pread(2), not mmap(2), so that a file cut short under it is a read
+ * error, not SIGBUS.
  */
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "pmclog_file.h"
 #include "pmclog_internal.h"
 
 struct pmclog_srcline {
 	int fd;
+	Elf *elf;
 	Dwarf *dw;
 };
 
-int pmclog_srcline__open(const char *path, struct pmclog_srcline **out)
+int pmclog_srcline__open(const char *path, const struct pmclog_file_id *id,
+			 struct pmclog_srcline **out)
 {
+	char esc[PMCLOG_ESCAPED_PATH];
 	struct pmclog_srcline *s;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	int fd;
 
-	if (fd < 0)
-		return -errno;
+	if (!id->ino)
+		return -ENOENT;
+	fd = pmclog_file__open_read(AT_FDCWD, path, id->flags, 0, &st);
+	if (fd >= 0 && (st.st_dev != id->dev || st.st_ino != id->ino)) {
+		close(fd);
+		fd = -ESTALE;
+	}
+	if (fd < 0) {
+		pr_warn("%s: no longer the file its symbols were read from (%s): no source lines from it\n",
+			pmclog_escape(esc, sizeof(esc), path),
+			fd == -ESTALE ? "another file now" : pmclog_read_strerror(fd));
+		return fd;
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		close(fd);
 		return -ENOMEM;
 	}
 	s->fd = fd;
-	s->dw = dwarf_begin(fd, DWARF_C_READ);
+	if (elf_version(EV_CURRENT) != EV_NONE)
+		s->elf = elf_begin(fd, ELF_C_READ, NULL);
+	s->dw = s->elf ? dwarf_begin_elf(s->elf, DWARF_C_READ, NULL) : NULL;
 	if (!s->dw) {
 		/* No DWARF in it (or not ELF): nothing to say. */
 		pmclog_srcline__free(s);
@@ -51,6 +78,8 @@ void pmclog_srcline__free(struct pmclog_srcline *s)
 		return;
 	if (s->dw)
 		dwarf_end(s->dw);
+	if (s->elf)
+		elf_end(s->elf);
 	close(s->fd);
 	free(s);
 }
