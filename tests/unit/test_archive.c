@@ -21,8 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -439,7 +442,7 @@ static void test_archive_sparse(void **state)
  */
 static void test_archive_build_ids(void **state)
 {
-	char fake[256], real[256], path[512], dir[256];
+	char fake[256], real[256], path[512], dir[256], byid[512];
 	const struct pmclog_archive_stats *st;
 	__u8 id[PMCLOG_BUILD_ID_MAX];
 	unsigned char *p, *got;
@@ -474,13 +477,20 @@ static void test_archive_build_ids(void **state)
 	assert_non_null(strstr(said, "fake.so not copied: its build-id is not the one the log mapped"));
 	pmclog_archive__free(a);
 
+	/* Theirs under its own path, never under the build-id it claims. */
 	a = new_archive("arch2", 0);
 	map_in_id(a, s1, fake, id, size);
+	st = settled(a);
+	assert_int_equal(st->objects, 1);
+	snprintf(dir, sizeof(dir), "%s/arch2", tmp);
+	assert_int_equal(pmclog_build_id_path(path, sizeof(path), dir, id, (size_t)size), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	snprintf(byid, sizeof(byid), "%s%s", dir, fake);
+	assert_int_equal(access(byid, F_OK), 0);
+	/* Root's build of that id takes the name. */
 	map_in_id(a, s2, real, id, size);
 	st = settled(a);
 	assert_int_equal(st->objects, 2);
-	snprintf(dir, sizeof(dir), "%s/arch2", tmp);
-	assert_int_equal(pmclog_build_id_path(path, sizeof(path), dir, id, (size_t)size), 0);
 	got = slurp(path, &n_got);
 	p = slurp(real, &n);
 	assert_non_null(got);
@@ -491,6 +501,98 @@ static void test_archive_build_ids(void **state)
 	pmclog_archive__free(a);
 	unmap(s1);
 	unmap(s2);
+}
+
+/* max_total: what was copied in all; the file past it is not. */
+static void test_archive_budget(void **state)
+{
+	struct pmclog_archive_opts opts = PMCLOG_ARCHIVE_OPTS_INIT;
+	const struct pmclog_archive_stats *st;
+	char one[256], dir[256];
+	struct pmclog_archive *a;
+	__u64 m1;
+	(void)state;
+
+	if (!have_map_files())
+		skip();
+	snprintf(one, sizeof(one), "%s/one", tmp);
+	copy_self(one, 0755);
+	m1 = map_file(one);
+	opts.max_total = 1;
+	snprintf(dir, sizeof(dir), "%s/arch2", tmp);
+	a = pmclog_archive__new(dir, &opts);
+	assert_non_null(a);
+	map_in(a, (__u32)getpid(), m1, m1 + 4096, 0, one);
+	st = settled(a);
+	assert_int_equal(st->objects, 0);
+	assert_int_equal(st->refused, 1);
+	assert_non_null(strstr(said, "its limit: the files mapped from now on are not copied"));
+	pmclog_archive__free(a);
+	unmap(m1);
+}
+
+/*
+ * A process in a mount namespace of its own maps its file under a path it
+ * made name it (a bind mount over root's file): the kernel shows that
+ * path, which names another file here.  Their file is not put there.
+ */
+static void test_archive_namespace_claim(void **state)
+{
+	char fake[256], claimed[256], path[512];
+	const struct pmclog_archive_stats *st;
+	struct pmclog_archive *a;
+	int go[2], ready[2];
+	unsigned long long start;
+	pid_t kid;
+	(void)state;
+
+	if (getuid() || !have_map_files())
+		skip();
+	snprintf(claimed, sizeof(claimed), "%s/libc.so.6", tmp);
+	copy_self(claimed, 0755);
+	snprintf(fake, sizeof(fake), "%s/evil.so", tmp);
+	copy_self(fake, 0755);
+	assert_int_equal(chown(fake, NOBODY, NOBODY), 0);
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(ready), 0);
+	kid = fork();
+	assert_true(kid >= 0);
+	if (!kid) {
+		char c;
+		int fd;
+		void *p;
+
+		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount(fake, claimed, NULL, MS_BIND, NULL))
+			_exit(1);
+		fd = open(claimed, O_RDONLY);
+		p = fd < 0 ? MAP_FAILED : mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED)
+			_exit(2);
+		start = (uintptr_t)p;
+		if (write(ready[1], &start, sizeof(start)) != sizeof(start))
+			_exit(3);
+		if (read(go[0], &c, 1) < 0)
+			_exit(4);
+		_exit(0);
+	}
+	if (read(ready[0], &start, sizeof(start)) != sizeof(start)) {
+		int status;
+
+		waitpid(kid, &status, 0);
+		print_message("no mount namespace here (status %d)\n", status);
+		skip();
+	}
+	a = new_archive("arch", 0);
+	map_in(a, (__u32)kid, start, start + 4096, 0, claimed);
+	st = settled(a);
+	assert_int_equal(st->objects, 0);
+	assert_int_equal(st->refused, 1);
+	snprintf(path, sizeof(path), "%s/arch%s", tmp, claimed);
+	assert_int_equal(access(path, F_OK), -1);
+	pmclog_archive__free(a);
+	assert_int_equal(write(go[1], "x", 1), 1);
+	waitpid(kid, NULL, 0);
 }
 
 /* A folder that cannot be made is refused, with errno. */
@@ -518,6 +620,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_archive_no_path_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_archive_sparse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_archive_build_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_archive_budget, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_archive_namespace_claim, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_archive_bad_dir, setup, teardown),
 	};
 

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sysexits.h>
@@ -1603,11 +1604,16 @@ static void close_output(struct recorder *rec)
 /* Setup failed: remove the empty log rather than leave it behind. */
 static void discard_output(struct recorder *rec)
 {
+	struct stat made, now;
+
 	if (rec->out < 0 || rec->out == STDOUT_FILENO)
 		return;
-	close(rec->out);
-	if (rec->out_created)
+	/* Only the file we made: the name may since have been given another. */
+	if (rec->out_created && !fstat(rec->out, &made) &&
+	    !lstat(rec->out_name, &now) && now.st_dev == made.st_dev &&
+	    now.st_ino == made.st_ino)
 		unlink(rec->out_name);
+	close(rec->out);
 	rec->out = -1;
 }
 

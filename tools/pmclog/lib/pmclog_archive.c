@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@
 #include "pmclog_file.h"
 
 #define ARCHIVE_MAX_BYTES	(1ULL << 30)
+#define ARCHIVE_MAX_TOTAL	(4ULL << 30)
 #define ARCHIVE_QUEUE		4096
 #define ARCHIVE_TIMEOUT_MS	10000
 #define ARCHIVE_BUF		(1 << 16)
@@ -44,8 +46,7 @@ struct job {
 struct copied {
 	__u8 size;			/* 0: no build-id, keyed by path */
 	__u8 id[PMCLOG_BUILD_ID_MAX];
-	bool trusted;			/* from a file that only root may write */
-	bool wrote_path;		/* this run made DIR/path from it */
+	bool byid;			/* it has its name under .build-id */
 	char *path;
 	/* The file it was read from (0: none), to know it again unread. */
 	dev_t dev;
@@ -58,21 +59,22 @@ struct pmclog_archive {
 	char *dir;
 	int root;			/* DIR, open */
 	char *procfs;
-	__u64 max_bytes;
+	__u64 max_bytes, max_total;
 	unsigned int timeout_ms;
 
 	/* The worker's. */
 	struct copied *copied;
 	size_t ncopied, copied_cap;
 	unsigned char *buf;		/* for copies without copy_file_range */
+	bool said_full;
 
 	/* Shared, under lock. */
 	pthread_mutex_t lock;
 	pthread_cond_t more;		/* a job was queued, or stop */
-	pthread_cond_t idle;		/* the queue ran empty */
+	pthread_cond_t idle;		/* the queue ran empty (CLOCK_MONOTONIC) */
 	struct job *q;
 	size_t qcap, qhead, qlen;
-	bool busy;			/* the worker holds a job */
+	struct job *cur;		/* the worker's job, whose BUILDID may come late */
 	bool stop;			/* no more jobs: the worker ends when done */
 	bool orphan;			/* ... and frees the archive */
 	pthread_t thread;
@@ -103,10 +105,18 @@ static void count(struct pmclog_archive *a, __u64 *field, __u64 n)
 /* ------------------------------------------------------------------ */
 /* Copies                                                             */
 
-/* Whether only root may change the file st. */
-static bool trusted(const struct stat *st)
+/*
+ * Whether only root may have made the file open on fd what it is: root's,
+ * writable by nobody else, on a file system that honours set-id bits
+ * (a user's FUSE mount is nosuid, and may say any owner).  Only such a
+ * file names a build under .build-id: a build-id is the file's own word.
+ */
+static bool trusted(int fd, const struct stat *st)
 {
-	return st->st_uid == 0 && !(st->st_mode & (S_IWGRP | S_IWOTH));
+	struct statvfs vfs;
+
+	return st->st_uid == 0 && !(st->st_mode & (S_IWGRP | S_IWOTH)) &&
+	       !fstatvfs(fd, &vfs) && !(vfs.f_flag & ST_NOSUID);
 }
 
 /* Whether st is the file c was read from: no need to read it again. */
@@ -181,7 +191,10 @@ static int copy_sparse(struct pmclog_archive *a, int in, int out, off_t size)
 	return ftruncate(out, size) ? -errno : 0;
 }
 
-/* A path of the log that names a place below the archive: no ".", "..". */
+/*
+ * A path of the log that names a place below the archive: no ".", "..",
+ * and not the archive's own .build-id, which only the archive names.
+ */
 static bool path_ok(const char *p)
 {
 	if (p[0] != '/')
@@ -196,6 +209,8 @@ static bool path_ok(const char *p)
 		n = next ? (size_t)(next - c) : strlen(c);
 		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
 			return false;
+		if (c == p + strspn(p, "/") && n == 9 && !strncmp(c, ".build-id", 9))
+			return false;
 		if (!next)
 			break;
 	}
@@ -203,52 +218,39 @@ static bool path_ok(const char *p)
 }
 
 /*
- * The copy of that build (size > 0) or that path that stands: one of a
- * file that root alone may change stands against any; one of another
- * user's file only against another user's.
+ * The copy of that build (size > 0), or of that path without a build-id,
+ * that stands: a build is copied once, unless only a copy without its
+ * .build-id name stands and this one may have it (trust).
  */
 static struct copied *already(struct pmclog_archive *a, const __u8 *id, int size,
-			      const char *path, bool trust, bool *weaker)
+			      const char *path, bool trust)
 {
-	*weaker = false;
 	for (size_t i = 0; i < a->ncopied; i++) {
 		struct copied *c = &a->copied[i];
 
 		if (c->size != size ||
 		    (size ? memcmp(c->id, id, (size_t)size) : strcmp(c->path, path)))
 			continue;
-		if (c->trusted || !trust)
+		if (!size || c->byid || !trust)
 			return c;
-		*weaker = true;
 	}
 	return NULL;
 }
 
-/* The copy this run made at DIR/path from another user's file, if any. */
-static bool path_written_untrusted(const struct pmclog_archive *a, const char *path)
-{
-	for (size_t i = 0; i < a->ncopied; i++)
-		if (a->copied[i].wrote_path && !a->copied[i].trusted &&
-		    !strcmp(a->copied[i].path, path))
-			return true;
-	return false;
-}
-
 /* That build (size > 0), or that path, is done with: copied, or said. */
 static int remember(struct pmclog_archive *a, const __u8 *id, int size, const char *path,
-		    const struct stat *st, bool wrote_path)
+		    const struct stat *st, bool byid)
 {
 	struct copied *c;
 
 	if (PMCLOG_GROW(a->copied, a->copied_cap, a->ncopied + 1))
 		return -ENOMEM;
 	c = &a->copied[a->ncopied];
-	*c = (struct copied){ .size = (__u8)size, .wrote_path = wrote_path };
+	*c = (struct copied){ .size = (__u8)size, .byid = byid };
 	if (st) {
 		c->dev = st->st_dev;
 		c->ino = st->st_ino;
 		c->mtime = st->st_mtim;
-		c->trusted = trusted(st);
 	}
 	if (size)
 		memcpy(c->id, id, (size_t)size);
@@ -267,10 +269,9 @@ static void not_copied(struct pmclog_archive *a, const char *path, bool refused,
 		       const char *fmt, ...)
 {
 	char e[PATH_MAX * 4 + 1], why[256];
-	bool weaker;
 	va_list ap;
 
-	if (already(a, NULL, 0, path, false, &weaker))
+	if (already(a, NULL, 0, path, false))
 		return;
 	pthread_mutex_lock(&a->lock);
 	a->stats.failed++;
@@ -283,11 +284,14 @@ static void not_copied(struct pmclog_archive *a, const char *path, bool refused,
 	remember(a, NULL, 0, path, NULL, false);
 }
 
-/* Whether the file open on fd is the one the MAP_IN named path. */
-static bool is_mapped_path(int fd, const char *path)
+/*
+ * Whether the file open on fd is the one the MAP_IN named path: what the
+ * kernel calls it now, in the mapping process's view of the file system.
+ */
+static bool is_mapped_path(int fd, const char *path, bool *deleted)
 {
-	static const char deleted[] = " (deleted)";
-	char self[64], now[PATH_MAX + sizeof(deleted)];
+	static const char suffix[] = " (deleted)";
+	char self[64], now[PATH_MAX + sizeof(suffix)];
 	size_t n = strlen(path);
 	ssize_t len;
 
@@ -296,42 +300,31 @@ static bool is_mapped_path(int fd, const char *path)
 	if (len < 0)
 		return false;
 	now[len] = '\0';
-	return !strcmp(now, path) ||
-	       ((size_t)len == n + sizeof(deleted) - 1 && !strncmp(now, path, n) &&
-		!strcmp(now + n, deleted));
+	*deleted = (size_t)len == n + sizeof(suffix) - 1 && !strncmp(now, path, n) &&
+		   !strcmp(now + n, suffix);
+	return *deleted || !strcmp(now, path);
 }
 
 /*
- * A new file named rel below DIR holding in's size bytes, mode mode;
- * replace: over whatever is there, else not if something is (-EEXIST).
+ * Whether path names the file st in the recorder's own view of the file
+ * system.  The kernel names a mapped file from the mapping process's
+ * root: a process in a mount namespace of its own may show any path
+ * (a bind mount over /usr/lib/libc.so.6, a file at "/usr"), and only
+ * the recorder's view says what DIR/PATH may hold.  O_PATH: nothing is
+ * opened for reading, no device's or FIFO's open() called.
  */
-static int write_copy(struct pmclog_archive *a, int in, off_t size, mode_t mode,
-		      const char *rel, bool replace)
+static bool names_it_here(const char *path, const struct stat *st)
 {
-	char tmp[32];
-	const char *base;
-	int dir, out, err;
+	struct stat here;
+	int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	bool same;
 
-	dir = pmclog_file__mkdirs_at(a->root, rel, 0755, &base);
-	if (dir < 0)
-		return dir;
-	out = pmclog_file__tmp_at(dir, tmp, sizeof(tmp));
-	if (out < 0) {
-		close(dir);
-		return out;
-	}
-	err = copy_sparse(a, in, out, size);
-	if (!err && fchmod(out, mode))
-		err = -errno;
-	if (close(out) && !err)
-		err = -errno;
-	if (!err)
-		err = replace ? (renameat(dir, tmp, dir, base) ? -errno : 0) :
-		      pmclog_file__rename_new(dir, tmp, dir, base);
-	if (err)
-		unlinkat(dir, tmp, 0);
-	close(dir);
-	return err;
+	if (fd < 0)
+		return false;
+	same = !fstat(fd, &here) && S_ISREG(here.st_mode) && here.st_dev == st->st_dev &&
+	       here.st_ino == st->st_ino;
+	close(fd);
+	return same;
 }
 
 /* Whether rel names anything below DIR (a link included). */
@@ -342,19 +335,21 @@ static bool exists(struct pmclog_archive *a, const char *rel)
 	return !fstatat(a->root, rel, &st, AT_SYMLINK_NOFOLLOW);
 }
 
-/* Give rel's file below DIR a second name, rel2 (its folders made). */
-static int link_copy(struct pmclog_archive *a, const char *rel, const char *rel2,
-		     bool replace)
+/*
+ * Name the staged copy (fd, and name in DIR if it has one) rel below DIR,
+ * its folders made, unless rel is there (-EEXIST).  Folders are 0700: a
+ * copy keeps its source's mode, and so must the folders a private file
+ * was in (the copies are of every user's programs).
+ */
+static int name_copy(struct pmclog_archive *a, int fd, const char *name, const char *rel)
 {
 	const char *base;
 	int dir, err;
 
-	dir = pmclog_file__mkdirs_at(a->root, rel2, 0755, &base);
+	dir = pmclog_file__mkdirs_at(a->root, rel, 0700, &base);
 	if (dir < 0)
 		return dir;
-	if (replace)
-		unlinkat(dir, base, 0);
-	err = linkat(a->root, rel, dir, base, 0) ? -errno : 0;
+	err = pmclog_file__link_new(fd, a->root, name, dir, base);
 	close(dir);
 	return err;
 }
@@ -366,20 +361,27 @@ static const char *copy_error(int err)
 		return "a symbolic link stands on its way in the archive";
 	case -EPERM:
 		return "a folder on its way in the archive is another user's, or others may write to it";
+	case -ENOTDIR:
+		return "a file in the archive stands where its path needs a folder";
 	default:
 		return strerror(-err);
 	}
 }
 
-/* The file of a queued MAP_IN: into the archive, if it is what was mapped. */
+/*
+ * The file of a queued MAP_IN: into the archive, if it is what was mapped.
+ * Copied first, then read: the build-id is the copy's, which nobody else
+ * can change while it is read (libelf's reading of another user's file
+ * could be cut short under it, and their bytes changed after the check).
+ */
 static void archive_job(struct pmclog_archive *a, const struct job *j)
 {
-	char src[PATH_MAX], byid[PATH_MAX], magic[4];
+	char src[PATH_MAX], byid[PATH_MAX], magic[4], tmp[32];
 	const char *rel = j->path;
-	__u8 id[PMCLOG_BUILD_ID_MAX];
-	bool trust, weaker, replace_path = false, replace_id = false, wrote = false;
+	__u8 id[PMCLOG_BUILD_ID_MAX], want[PMCLOG_BUILD_ID_MAX];
+	bool trust, at_path, deleted, named = false, byid_named = false;
 	struct stat st;
-	int fd, size, err = 0;
+	int fd, out, size, want_size, err = 0;
 
 	/* Below DIR: an absolute rel would leave it in every *at() call. */
 	while (*rel == '/')
@@ -411,7 +413,7 @@ static void archive_job(struct pmclog_archive *a, const struct job *j)
 		}
 	}
 	/* The range now holds another file (the process mapped again). */
-	if (!is_mapped_path(fd, j->path)) {
+	if (!is_mapped_path(fd, j->path, &deleted)) {
 		close(fd);
 		count(a, &a->stats.gone, 1);
 		return;
@@ -421,48 +423,78 @@ static void archive_job(struct pmclog_archive *a, const struct job *j)
 		not_copied(a, j->path, true, "not an ELF file");
 		return;
 	}
-	size = pmclog_fd_build_id(fd, id);
-	if (j->id_size && (size != j->id_size || memcmp(id, j->id, (size_t)size))) {
+	trust = trusted(fd, &st);
+	/* A file since deleted is named by what it was, when root's. */
+	at_path = deleted ? trust : names_it_here(j->path, &st);
+	if (!at_path && !trust) {
+		/* Another view's file, or a claim: nowhere it may go. */
 		close(fd);
+		count(a, &a->stats.refused, 1);
+		return;
+	}
+	if (a->stats.bytes + (__u64)st.st_size > a->max_total) {
+		close(fd);
+		if (!a->said_full)
+			pr_warn("archive: %s holds %llu bytes, its limit: the files mapped from now on are not copied\n",
+				esc(src, sizeof(src), a->dir), (unsigned long long)a->stats.bytes);
+		a->said_full = true;
+		count(a, &a->stats.refused, 1);
+		return;
+	}
+	out = pmclog_file__tmpfile_at(a->root, tmp, sizeof(tmp));
+	if (out < 0) {
+		close(fd);
+		not_copied(a, j->path, false, "%s", strerror(-out));
+		return;
+	}
+	err = copy_sparse(a, fd, out, st.st_size);
+	close(fd);
+	if (!err && fchmod(out, st.st_mode & 0777))
+		err = -errno;
+	size = err ? 0 : pmclog_fd_build_id(out, id);
+	pthread_mutex_lock(&a->lock);
+	want_size = j->id_size;
+	memcpy(want, j->id, sizeof(want));
+	pthread_mutex_unlock(&a->lock);
+	if (!err && want_size && (size != want_size || memcmp(id, want, (size_t)size))) {
 		not_copied(a, j->path, true, "its build-id is not the one the log mapped");
-		return;
+		goto drop;
 	}
-	trust = trusted(&st);
-	if (already(a, id, size, j->path, trust, &weaker)) {
-		close(fd);
-		return;
-	}
-	/* A build another user's file claimed first: root's takes its names. */
-	replace_id = weaker && size;
-	replace_path = trust && path_written_untrusted(a, j->path);
-	if (size)
-		err = pmclog_build_id_path(byid, sizeof(byid), ".", id, (size_t)size);
-	if (!err && (replace_path || !exists(a, rel))) {
-		err = write_copy(a, fd, st.st_size, st.st_mode & 0777, rel, replace_path);
-		if (err == -EEXIST)
-			err = 0;	/* made since: by this run's last copy, or another's */
-		else
-			wrote = !err;
-	}
-	/* One copy where one will do; none if an earlier run made it. */
-	if (!err && size && (replace_id || !exists(a, byid + 2))) {
-		err = wrote ? link_copy(a, rel, byid + 2, replace_id) : -EXDEV;
-		if (err)
-			err = write_copy(a, fd, st.st_size, st.st_mode & 0777, byid + 2,
-					 replace_id);
+	if (!err && already(a, id, size, j->path, trust))
+		goto drop;
+	/* DIR/PATH: the first build of PATH; .build-id: each build of root's. */
+	if (!err && at_path && !exists(a, rel)) {
+		err = name_copy(a, out, tmp, rel);
+		named = !err;
 		if (err == -EEXIST)
 			err = 0;
 	}
-	close(fd);
-	if (err) {
-		not_copied(a, j->path, err == -ELOOP || err == -EPERM, "%s", copy_error(err));
-		return;
+	if (!err && size && trust) {
+		err = pmclog_build_id_path(byid, sizeof(byid), ".", id, (size_t)size);
+		if (!err && !exists(a, byid + 2)) {
+			err = name_copy(a, out, tmp, byid + 2);
+			named |= !err;
+			if (err == -EEXIST)
+				err = 0;
+		}
+		byid_named = !err;
 	}
-	pthread_mutex_lock(&a->lock);
-	a->stats.objects++;
-	a->stats.bytes += (__u64)st.st_size;
-	pthread_mutex_unlock(&a->lock);
-	remember(a, id, size, j->path, &st, wrote);
+	if (err) {
+		not_copied(a, j->path, err == -ELOOP || err == -EPERM || err == -ENOTDIR,
+			   "%s", copy_error(err));
+		goto drop;
+	}
+	if (named) {
+		pthread_mutex_lock(&a->lock);
+		a->stats.objects++;
+		a->stats.bytes += (__u64)st.st_size;
+		pthread_mutex_unlock(&a->lock);
+	}
+	remember(a, id, size, j->path, &st, byid_named);
+drop:
+	if (tmp[0])
+		unlinkat(a->root, tmp, 0);
+	close(out);
 }
 
 /* ------------------------------------------------------------------ */
@@ -503,14 +535,14 @@ static void *worker(void *arg)
 		j = a->q[a->qhead];
 		a->qhead = (a->qhead + 1) % a->qcap;
 		a->qlen--;
-		a->busy = true;
+		a->cur = &j;
 		pthread_mutex_unlock(&a->lock);
 
 		archive_job(a, &j);
 		free(j.path);
 
 		pthread_mutex_lock(&a->lock);
-		a->busy = false;
+		a->cur = NULL;
 		if (!a->qlen)
 			pthread_cond_broadcast(&a->idle);
 	}
@@ -546,27 +578,36 @@ static int on_map_in(struct pmclog_tool *tool, const struct pmclog_record *rec)
 	return 0;
 }
 
-/* The build-id of a map still queued: what its file must have. */
+/* j is the map b is of: its file must have b's build-id.  Lock held. */
+static bool take_buildid(struct job *j, const struct pmclog_buildid *b)
+{
+	if (!j || j->pid != b->pid || j->start != b->start)
+		return false;
+	if (!j->id_size) {
+		j->id_size = b->size;
+		memcpy(j->id, b->build_id, b->size);
+	}
+	return true;
+}
+
+/*
+ * The build-id of a map queued, or being copied: the worker compares it
+ * with its copy's once the copy is made.
+ */
 static int on_buildid(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
 	struct pmclog_archive *a = container_of(tool, struct pmclog_archive, tool);
 	const struct pmclog_buildid *b = rec->rec.buildid;
+	bool found = false;
 
 	if (b->pid == PMCLOG_PID_KERNEL || !b->size || b->size > PMCLOG_BUILD_ID_MAX)
 		return 0;
 	pthread_mutex_lock(&a->lock);
 	/* It follows its MAP_IN: look from the newest. */
-	for (size_t i = a->qlen; i-- > 0;) {
-		struct job *j = &a->q[(a->qhead + i) % a->qcap];
-
-		if (j->pid == b->pid && j->start == b->start) {
-			if (!j->id_size) {
-				j->id_size = b->size;
-				memcpy(j->id, b->build_id, b->size);
-			}
-			break;
-		}
-	}
+	for (size_t i = a->qlen; i-- > 0 && !found;)
+		found = take_buildid(&a->q[(a->qhead + i) % a->qcap], b);
+	if (!found)
+		take_buildid(a->cur, b);
 	pthread_mutex_unlock(&a->lock);
 	return 0;
 }
@@ -579,6 +620,7 @@ struct pmclog_archive *pmclog_archive__new(const char *dir,
 {
 	const char *procfs = OPTS_GET(opts, procfs, NULL);
 	char why[PATH_MAX + 160];
+	pthread_condattr_t cattr;
 	sigset_t all, old;
 	struct pmclog_archive *a;
 	int err;
@@ -595,10 +637,15 @@ struct pmclog_archive *pmclog_archive__new(const char *dir,
 	a->root = -1;
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->more, NULL);
-	pthread_cond_init(&a->idle, NULL);
+	/* Timed waits on it measure time elapsed, not the wall clock. */
+	pthread_condattr_init(&cattr);
+	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
+	pthread_cond_init(&a->idle, &cattr);
+	pthread_condattr_destroy(&cattr);
 	a->tool.map_in = on_map_in;
 	a->tool.buildid = on_buildid;
 	a->max_bytes = OPTS_GET(opts, max_bytes, 0) ?: ARCHIVE_MAX_BYTES;
+	a->max_total = OPTS_GET(opts, max_total, 0) ?: ARCHIVE_MAX_TOTAL;
 	a->qcap = OPTS_GET(opts, queue, 0) ?: ARCHIVE_QUEUE;
 	a->timeout_ms = OPTS_GET(opts, timeout_ms, 0) ?: ARCHIVE_TIMEOUT_MS;
 	a->dir = strdup(dir);
@@ -648,7 +695,7 @@ int pmclog_archive__flush(struct pmclog_archive *a, unsigned int timeout_ms)
 	struct timespec until;
 	int err = 0;
 
-	clock_gettime(CLOCK_REALTIME, &until);
+	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += timeout_ms / 1000;
 	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
 	if (until.tv_nsec >= 1000000000) {
@@ -656,9 +703,9 @@ int pmclog_archive__flush(struct pmclog_archive *a, unsigned int timeout_ms)
 		until.tv_nsec -= 1000000000;
 	}
 	pthread_mutex_lock(&a->lock);
-	while ((a->qlen || a->busy) && !err)
+	while ((a->qlen || a->cur) && !err)
 		err = pthread_cond_timedwait(&a->idle, &a->lock, &until);
-	if (err && !a->qlen && !a->busy)
+	if (err && !a->qlen && !a->cur)
 		err = 0;
 	pthread_mutex_unlock(&a->lock);
 	return err ? pmclog_err(ETIMEDOUT) : 0;
@@ -682,17 +729,18 @@ void pmclog_archive__free(struct pmclog_archive *a)
 
 		pthread_mutex_lock(&a->lock);
 		pr_warn("archive: copies into %s did not end in %u ms (a file that does not answer?): %zu maps not copied\n",
-			esc(e, sizeof(e), a->dir), a->timeout_ms, a->qlen + a->busy);
+			esc(e, sizeof(e), a->dir), a->timeout_ms, a->qlen + !!a->cur);
 		/* Whatever is still queued is dropped; the worker ends after its copy. */
 		for (size_t i = 0; i < a->qlen; i++)
 			free(a->q[(a->qhead + i) % a->qcap].path);
 		a->qlen = 0;
-		if (a->busy) {
+		if (a->cur) {
+			/* Detached before the worker can see orphan and free a. */
+			pthread_detach(a->thread);
 			a->stop = true;
 			a->orphan = true;
 			pthread_cond_signal(&a->more);
 			pthread_mutex_unlock(&a->lock);
-			pthread_detach(a->thread);
 			return;
 		}
 		pthread_mutex_unlock(&a->lock);

@@ -26,16 +26,23 @@
  *     already gone is counted, not looked for (the path may now be a
  *     link to /etc/shadow, a FIFO, or another user's file);
  *   - copies only what map_files shows to be the MAP_IN's own file: a
- *     regular ELF file of at most max_bytes, under the MAP_IN's path,
- *     of the build-id that the log's BUILDID gave it, if any;
+ *     regular ELF file of at most max_bytes, max_total in all, still
+ *     under the MAP_IN's path, and reads its build-id from the copy,
+ *     which must be the one the log's BUILDID gave it, if any;
+ *   - names a copy DIR/PATH only when PATH names that same file in the
+ *     recorder's own view (a process in a mount namespace of its own
+ *     may show any path), or it was root's and has since been deleted;
+ *   - names a copy under .build-id only when it is root's, writable by
+ *     nobody else, on a file system that honours set-id bits: a file's
+ *     build-id is the file's own word, and another user's file could
+ *     claim the build-id of a system library;
  *   - keeps each copy's mode bits as the source's, less set-id bits, in
- *     folders of its own: DIR is walked one component at a time, never
- *     through a link or a folder that another user owns or may write;
- *   - lets a build that root owns (and only root may write) replace a
- *     copy of the same build-id or path made in the same run from
- *     another user's file, which could have claimed any build-id;
+ *     folders of mode 0700 of its own, made from unnamed files
+ *     (O_TMPFILE): DIR is walked one component at a time, never through
+ *     a link or a folder that another user owns or may write;
  *   - copies in a thread of its own, from a bounded queue, so that a
  *     slow file (FUSE, NFS) never holds up the recording or its signals.
+ *     Its messages go through the print callback from that thread.
  */
 #ifndef PMCLOG_ARCHIVE_H
 #define PMCLOG_ARCHIVE_H
@@ -57,6 +64,7 @@ struct pmclog_archive_opts {
 	const char *procfs;	/* where proc is mounted; NULL: "/proc" */
 	/* Library 1.4 */
 	__u64 max_bytes;	/* the largest file copied; 0: 1 GiB */
+	__u64 max_total;	/* the bytes copied in all; 0: 4 GiB */
 	unsigned int queue;	/* maps waiting to be copied at most; 0: 4096 */
 	/* How long pmclog_archive__free() waits for copies; 0: 10 s. */
 	unsigned int timeout_ms;

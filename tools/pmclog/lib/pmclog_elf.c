@@ -418,7 +418,12 @@ int pmclog_fd_build_id(int fd, __u8 *id)
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return 0;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/*
+	 * Read, not mapped: the file may be another user's (the archive's,
+	 * debuginfod's download), and a mapped file cut short under us
+	 * would kill the whole program with SIGBUS.
+	 */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF)
 		len = elf_build_id(elf, buf);
 	elf_end(elf);

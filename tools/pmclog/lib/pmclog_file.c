@@ -135,9 +135,12 @@ static int open_parent(const char *path, const char **base, char *why, size_t le
 }
 
 /*
- * An existing path: a character device, or the caller's FIFO or socket,
- * opened to write; a symbolic link followed only if it is the caller's or
- * root's.  A regular file is the caller's to replace, not here.
+ * An existing path that is not a regular file: a character device, or
+ * the caller's FIFO or socket, opened to write; a symbolic link only if
+ * it is the caller's or root's (/dev/stdout) and names one of those.  A
+ * link names the file at its end through links of anyone's, so what it
+ * names must be a thing that nobody without privilege can make at a path
+ * (a device) or the caller's own; a regular file there is not written.
  */
 static int open_existing(int dirfd, const char *base, const char *path,
 			 const struct stat *st, char *why, size_t len)
@@ -152,13 +155,9 @@ static int open_existing(int dirfd, const char *base, const char *path,
 				      path, (unsigned int)st->st_uid);
 		if (fstatat(dirfd, base, &at, 0))
 			return -errno;
-		if (S_ISREG(at.st_mode)) {
-			if (at.st_uid != me || at.st_nlink != 1)
-				return refuse(why, len, "%s names a file of uid %u with %lu links: pmclog does not write into it; name another file",
-					      path, (unsigned int)at.st_uid,
-					      (unsigned long)at.st_nlink);
-			oflags |= O_TRUNC;
-		}
+		if (S_ISREG(at.st_mode))
+			return refuse(why, len, "%s is a symbolic link to a file: pmclog writes a new file, not through a link; name the file itself",
+				      path);
 	} else {
 		oflags |= O_NOFOLLOW;
 	}
@@ -386,6 +385,36 @@ int pmclog_file__tmp_at(int dirfd, char *name, size_t len)
 			return fd >= 0 ? fd : -errno;
 	}
 	return -EEXIST;
+}
+
+int pmclog_file__tmpfile_at(int dirfd, char *name, size_t len)
+{
+	int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	if (fd >= 0) {
+		if (len)
+			name[0] = '\0';
+		return fd;
+	}
+	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+		return -errno;
+	/* A file system without O_TMPFILE: a name of its own. */
+	return pmclog_file__tmp_at(dirfd, name, len);
+}
+
+int pmclog_file__link_new(int fd, int fromfd, const char *name, int tofd, const char *to)
+{
+	char self[64];
+
+	if (name[0])
+		return linkat(fromfd, name, tofd, to, 0) ? -errno : 0;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	if (!linkat(AT_FDCWD, self, tofd, to, AT_SYMLINK_FOLLOW))
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
+	/* No /proc: by the descriptor itself (CAP_DAC_READ_SEARCH). */
+	return linkat(fd, "", tofd, to, AT_EMPTY_PATH) ? -errno : 0;
 }
 
 int pmclog_file__rename_new(int fromfd, const char *from, int tofd, const char *to)

@@ -58,8 +58,8 @@ int pmclog_file__open_read(int dirfd, const char *path, unsigned int flags, __u6
  * renamed PATH.old with PMCLOG_FILE_KEEP_OLD.  An existing character
  * device (/dev/null) is written to; an existing FIFO or socket only if
  * it is the caller's; a symbolic link is followed only if it is the
- * caller's or root's (/dev/stdout) and what it names passes the same
- * tests.  *created (may be NULL): whether the file is new, so that a
+ * caller's or root's (/dev/stdout) and names one of those, never a
+ * regular file.  *created (may be NULL): whether the file is new, so that a
  * failed command may remove it.  why (len bytes, may be NULL) gets the
  * reason of a refusal, naming path.
  * Return: a descriptor (O_WRONLY | O_CLOEXEC), or -errno: -EPERM for a
@@ -101,6 +101,22 @@ int pmclog_file__mkdirs_at(int root, const char *rel, mode_t mode, const char **
  * Return: a descriptor (O_RDWR | O_CLOEXEC), or -errno.
  */
 int pmclog_file__tmp_at(int dirfd, char *name, size_t len);
+
+/*
+ * A new, empty file of mode 0600 in folder dirfd that has no name
+ * (O_TMPFILE): it is gone with its descriptor, whatever happens, unless
+ * pmclog_file__link_new() names it.  On a file system without O_TMPFILE,
+ * as pmclog_file__tmp_at(), and the caller removes name.  name (len >=
+ * 16) is "" for a file without a name.
+ * Return: a descriptor (O_RDWR | O_CLOEXEC), or -errno.
+ */
+int pmclog_file__tmpfile_at(int dirfd, char *name, size_t len);
+
+/*
+ * Give the file of pmclog_file__tmpfile_at() (fd, and name in fromfd) the
+ * name to in folder tofd too, unless to exists (-EEXIST).
+ */
+int pmclog_file__link_new(int fd, int fromfd, const char *name, int tofd, const char *to);
 
 /*
  * Give the file named from in folder fromfd the name to in folder tofd,
