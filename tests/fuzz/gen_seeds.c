@@ -8,12 +8,16 @@
  *   gen_seeds report ROOT DIR   logs sampling the functions of ROOT's files,
  *                               behind fuzz_report's option bytes
  *   gen_seeds elf DIR ROLE:FILE...  FILE behind fuzz_elf's role byte, whole
- *                               and truncated
+ *                               and truncated; for roles 5, 6 and 7
+ *                               compressed (gzip, xz, zstd), also as two
+ *                               members, streams or frames
  */
 #include <errno.h>
+#include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #include "log_builder.h"
@@ -503,6 +507,68 @@ static void report_seeds(const char *root)
 /* ------------------------------------------------------------------ */
 /* elf                                                                */
 
+/* fuzz_elf's roles of compressed modules. */
+enum { ELF_ROLE_GZ = 5, ELF_ROLE_XZ, ELF_ROLE_ZST };
+
+static void compress_fail(const char *what)
+{
+	fprintf(stderr, "gen_seeds: %s failed\n", what);
+	exit(1);
+}
+
+/* in as a gzip member, an xz stream or a zstd frame (with its checksum), at out. */
+static size_t compress_one(int role, const void *in, size_t len, unsigned char *out, size_t cap)
+{
+	size_t n = 0;
+
+	if (role == ELF_ROLE_GZ) {
+		z_stream z = { 0 };
+
+		if (deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+			compress_fail("deflateInit2");
+		z.next_in = (Bytef *)in;
+		z.avail_in = (uInt)len;
+		z.next_out = out;
+		z.avail_out = (uInt)cap;
+		if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+			compress_fail("deflate");
+		n = z.total_out;
+		deflateEnd(&z);
+	} else if (role == ELF_ROLE_XZ) {
+		if (lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, in, len, out, &n, cap) != LZMA_OK)
+			compress_fail("lzma_easy_buffer_encode");
+	} else {
+		ZSTD_CCtx *c = ZSTD_createCCtx();
+
+		if (!c || ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1)))
+			compress_fail("ZSTD_createCCtx");
+		n = ZSTD_compress2(c, out, cap, in, len);
+		if (ZSTD_isError(n))
+			compress_fail("ZSTD_compress2");
+		ZSTD_freeCCtx(c);
+	}
+	return n;
+}
+
+/*
+ * buf (*len bytes) compressed as role's module is, in place: one member,
+ * stream or frame; or two, each of one half, when halves.
+ */
+static void compress_seed(int role, void **buf, size_t *len, bool halves)
+{
+	size_t cap = 2 * *len + 1024, half = halves ? *len / 2 : *len, n;
+	unsigned char *out = malloc(cap);
+
+	if (!out)
+		compress_fail("malloc");
+	n = compress_one(role, *buf, half, out, cap);
+	if (halves)
+		n += compress_one(role, (char *)*buf + half, *len - half, out + n, cap - n);
+	free(*buf);
+	*buf = out;
+	*len = n;
+}
+
 static void elf_seeds(int argc, char **argv)
 {
 	for (int i = 0; i < argc; i++) {
@@ -523,6 +589,19 @@ static void elf_seeds(int argc, char **argv)
 			exit(1);
 		}
 		base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+		if (role >= ELF_ROLE_GZ && role <= ELF_ROLE_ZST) {
+			void *two = malloc(len);
+			size_t twolen = len;
+
+			if (!two)
+				compress_fail("malloc");
+			memcpy(two, buf, len);
+			compress_seed(role, &two, &twolen, true);
+			snprintf(name, sizeof(name), "%d-%s-two", role, base);
+			write_seed(name, &role, 1, two, twolen);
+			free(two);
+			compress_seed(role, &buf, &len, false);
+		}
 		snprintf(name, sizeof(name), "%d-%s", role, base);
 		write_seed(name, &role, 1, buf, len);
 		/* Cut short: the header only, a third, two thirds. */
