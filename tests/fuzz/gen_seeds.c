@@ -11,6 +11,10 @@
  *                               and truncated; for roles 5, 6 and 7
  *                               compressed (gzip, xz, zstd), also as two
  *                               members, streams or frames
+ *   gen_seeds debug DIR OPTS:OBJECT:DEBUG...  the pair behind fuzz_debug's
+ *                               option byte and the object's length;
+ *                               again with the debug file cut short (its
+ *                               CRC-32 patched in: bit 2)
  */
 #include <errno.h>
 #include <lzma.h>
@@ -616,6 +620,64 @@ static void elf_seeds(int argc, char **argv)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* debug                                                              */
+
+static void *read_or_die(const char *file, size_t *len)
+{
+	void *buf;
+	int ret = pmclog_read_file(file, &buf, len);
+
+	if (ret) {
+		fprintf(stderr, "gen_seeds: %s: %s\n", file, strerror(-ret));
+		exit(1);
+	}
+	return buf;
+}
+
+static void debug_seeds(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		char *obj = strchr(argv[i], ':'), *dbg = obj ? strchr(obj + 1, ':') : NULL;
+		unsigned char opts = (unsigned char)atoi(argv[i]), pre[3];
+		size_t olen, dlen;
+		void *o, *d;
+		char name[192];
+		const char *base, *dbase;
+
+		if (!dbg) {
+			fprintf(stderr, "gen_seeds: %s: expected OPTS:OBJECT:DEBUG\n", argv[i]);
+			exit(2);
+		}
+		*dbg++ = '\0';
+		o = read_or_die(++obj, &olen);
+		d = read_or_die(dbg, &dlen);
+		if (olen > 0xffff) {
+			fprintf(stderr, "gen_seeds: %s: over 64 KiB\n", obj);
+			exit(1);
+		}
+		/* The object, then the debug file: one input. */
+		o = realloc(o, olen + dlen);
+		if (!o) {
+			perror("realloc");
+			exit(1);
+		}
+		memcpy((char *)o + olen, d, dlen);
+		base = strrchr(obj, '/') ? strrchr(obj, '/') + 1 : obj;
+		dbase = strrchr(dbg, '/') ? strrchr(dbg, '/') + 1 : dbg;
+		pre[0] = opts;
+		pre[1] = (unsigned char)olen;
+		pre[2] = (unsigned char)(olen >> 8);
+		snprintf(name, sizeof(name), "%d-%s+%s", opts, base, dbase);
+		write_seed(name, pre, sizeof(pre), o, olen + dlen);
+		pre[0] = opts | 4;
+		snprintf(name, sizeof(name), "%d-%s+%s-cut", pre[0], base, dbase);
+		write_seed(name, pre, sizeof(pre), o, olen + dlen * 2 / 3);
+		free(o);
+		free(d);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[1], "reader")) {
@@ -630,8 +692,11 @@ int main(int argc, char **argv)
 	} else if (argc >= 3 && !strcmp(argv[1], "elf")) {
 		outdir = argv[2];
 		elf_seeds(argc - 3, argv + 3);
+	} else if (argc >= 3 && !strcmp(argv[1], "debug")) {
+		outdir = argv[2];
+		debug_seeds(argc - 3, argv + 3);
 	} else {
-		fprintf(stderr, "usage: gen_seeds reader|replay DIR | report ROOT DIR | elf DIR ROLE:FILE...\n");
+		fprintf(stderr, "usage: gen_seeds reader|replay DIR | report ROOT DIR | elf DIR ROLE:FILE... | debug DIR OPTS:OBJECT:DEBUG...\n");
 		return 2;
 	}
 	return 0;
