@@ -11,6 +11,8 @@
  *                               and truncated; for roles 5, 6 and 7
  *                               compressed (gzip, xz, zstd), also as two
  *                               members, streams or frames
+ *   gen_seeds srcline DIR OPTS:FILE...  FILE behind fuzz_srcline's option
+ *                               byte, whole and truncated
  *   gen_seeds debug DIR OPTS:OBJECT:DEBUG...  the pair behind fuzz_debug's
  *                               option byte and the object's length;
  *                               again with the debug file cut short (its
@@ -573,7 +575,8 @@ static void compress_seed(int role, void **buf, size_t *len, bool halves)
 	*len = n;
 }
 
-static void elf_seeds(int argc, char **argv)
+/* compress: roles ELF_ROLE_GZ to ELF_ROLE_ZST are compressed modules (fuzz_elf's). */
+static void elf_seeds(int argc, char **argv, bool compress)
 {
 	for (int i = 0; i < argc; i++) {
 		const char *file = strchr(argv[i], ':'), *base;
@@ -593,7 +596,7 @@ static void elf_seeds(int argc, char **argv)
 			exit(1);
 		}
 		base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-		if (role >= ELF_ROLE_GZ && role <= ELF_ROLE_ZST) {
+		if (compress && role >= ELF_ROLE_GZ && role <= ELF_ROLE_ZST) {
 			void *two = malloc(len);
 			size_t twolen = len;
 
@@ -691,12 +694,15 @@ int main(int argc, char **argv)
 		report_seeds(argv[2]);
 	} else if (argc >= 3 && !strcmp(argv[1], "elf")) {
 		outdir = argv[2];
-		elf_seeds(argc - 3, argv + 3);
+		elf_seeds(argc - 3, argv + 3, true);
+	} else if (argc >= 3 && !strcmp(argv[1], "srcline")) {
+		outdir = argv[2];
+		elf_seeds(argc - 3, argv + 3, false);
 	} else if (argc >= 3 && !strcmp(argv[1], "debug")) {
 		outdir = argv[2];
 		debug_seeds(argc - 3, argv + 3);
 	} else {
-		fprintf(stderr, "usage: gen_seeds reader|replay DIR | report ROOT DIR | elf DIR ROLE:FILE... | debug DIR OPTS:OBJECT:DEBUG...\n");
+		fprintf(stderr, "usage: gen_seeds reader|replay DIR | report ROOT DIR | elf|srcline DIR OPTS:FILE... | debug DIR OPTS:OBJECT:DEBUG...\n");
 		return 2;
 	}
 	return 0;
