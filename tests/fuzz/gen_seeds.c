@@ -13,11 +13,17 @@
  *                               members, streams or frames
  *   gen_seeds srcline DIR OPTS:FILE...  FILE behind fuzz_srcline's option
  *                               byte, whole and truncated
+ *   gen_seeds archive DIR FILE...  fuzz_archive's: FILE (an ELF file),
+ *                               and a copy without section headers, for
+ *                               its build-id; build-id paths; relative
+ *                               paths below a root where things are
+ *                               planted
  *   gen_seeds debug DIR OPTS:OBJECT:DEBUG...  the pair behind fuzz_debug's
  *                               option byte and the object's length;
  *                               again with the debug file cut short (its
  *                               CRC-32 patched in: bit 2)
  */
+#include <elf.h>
 #include <errno.h>
 #include <lzma.h>
 #include <stdio.h>
@@ -681,6 +687,91 @@ static void debug_seeds(int argc, char **argv)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* archive                                                            */
+
+static void archive_seeds(int argc, char **argv)
+{
+	static const char *const mkdirs[] = {
+		"usr/lib/libc.so.6",
+		"/usr/lib/x86_64-linux-gnu//libc.so.6",
+		"D usr/lib\nusr/lib/libm.so.6",
+		"L home\nhome/att/job",
+		"D a\nL a/b\na/b/c/d",
+		"F a/b\na/b/c",
+		"W tmp\ntmp/x",
+		"T tmp\ntmp/x/y",
+		"G g\ng/x",
+		"O var\nvar/x",
+		"usr/../etc/x",
+		"usr/./x",
+		"usr/lib/",
+		"..",
+		".build-id/12/3456789abcdef0123456789abcdef01234567",
+	};
+	static const char dir[] = "/var/tmp/archive";
+	unsigned char role, pre[4];
+	char name[64];
+	size_t len;
+	void *buf;
+
+	for (int i = 0; i < argc; i++) {
+		const char *base = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+
+		buf = read_or_die(argv[i], &len);
+		role = 0;
+		snprintf(name, sizeof(name), "0-%s", base);
+		write_seed(name, &role, 1, buf, len);
+		/* No section headers: the build-id from PT_NOTE. */
+		if (len >= sizeof(Elf64_Ehdr)) {
+			Elf64_Ehdr *eh = buf;
+
+			eh->e_shoff = 0;
+			eh->e_shnum = 0;
+			eh->e_shstrndx = 0;
+			snprintf(name, sizeof(name), "0-%s-noshdr", base);
+			write_seed(name, &role, 1, buf, len);
+		}
+		free(buf);
+	}
+	/* n, len (fits; one short of its NUL), the id, DIR. */
+	for (int k = 0; k < 4; k++) {
+		static const unsigned char n[] = { 20, 1, 64, 20 };
+		static unsigned char id[64];
+		/* DIR/.build-id/NN/REST and its NUL (REST empty for one byte). */
+		size_t fit = sizeof(dir) + 12 + 2 * (size_t)n[k];
+
+		for (size_t j = 0; j < sizeof(id); j++)
+			id[j] = (unsigned char)(0x11 * (j + 1) + j);
+		len = k == 3 ? fit - 1 : fit;
+		pre[0] = 1;
+		pre[1] = (unsigned char)(n[k] - 1);
+		pre[2] = (unsigned char)len;
+		pre[3] = (unsigned char)(len >> 8);
+		buf = malloc(n[k] + sizeof(dir) - 1);
+		if (!buf) {
+			perror("malloc");
+			exit(1);
+		}
+		memcpy(buf, id, n[k]);
+		memcpy((char *)buf + n[k], dir, sizeof(dir) - 1);
+		snprintf(name, sizeof(name), "1-path-%d", k);
+		write_seed(name, pre, sizeof(pre), buf, n[k] + sizeof(dir) - 1);
+		free(buf);
+	}
+	/* Folders 0755 under umask 022; the first also 0777 under umask 0. */
+	for (size_t k = 0; k < sizeof(mkdirs) / sizeof(mkdirs[0]); k++) {
+		pre[0] = 2;
+		pre[1] = 055;
+		snprintf(name, sizeof(name), "2-mkdirs-%zu", k);
+		write_seed(name, pre, 2, mkdirs[k], strlen(mkdirs[k]));
+		if (!k) {
+			pre[1] = 0x40 | 077;
+			write_seed("2-mkdirs-open", pre, 2, mkdirs[k], strlen(mkdirs[k]));
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[1], "reader")) {
@@ -698,11 +789,14 @@ int main(int argc, char **argv)
 	} else if (argc >= 3 && !strcmp(argv[1], "srcline")) {
 		outdir = argv[2];
 		elf_seeds(argc - 3, argv + 3, false);
+	} else if (argc >= 3 && !strcmp(argv[1], "archive")) {
+		outdir = argv[2];
+		archive_seeds(argc - 3, argv + 3);
 	} else if (argc >= 3 && !strcmp(argv[1], "debug")) {
 		outdir = argv[2];
 		debug_seeds(argc - 3, argv + 3);
 	} else {
-		fprintf(stderr, "usage: gen_seeds reader|replay DIR | report ROOT DIR | elf|srcline DIR OPTS:FILE... | debug DIR OPTS:OBJECT:DEBUG...\n");
+		fprintf(stderr, "usage: gen_seeds reader|replay DIR | report ROOT DIR | elf|srcline DIR OPTS:FILE... | debug DIR OPTS:OBJECT:DEBUG... | archive DIR FILE...\n");
 		return 2;
 	}
 	return 0;
