@@ -528,8 +528,13 @@ static void compress_fail(const char *what)
 	exit(1);
 }
 
-/* in as a gzip member, an xz stream or a zstd frame (with its checksum), at out. */
-static size_t compress_one(int role, const void *in, size_t len, unsigned char *out, size_t cap)
+/*
+ * in as a gzip member, an xz stream or a zstd frame at out; the last two
+ * with their check (CRC-64, XXH64) when check, whose mutations a decoder
+ * then refuses before the module is read.
+ */
+static size_t compress_one(int role, const void *in, size_t len, unsigned char *out, size_t cap,
+			   bool check)
 {
 	size_t n = 0;
 
@@ -547,12 +552,13 @@ static size_t compress_one(int role, const void *in, size_t len, unsigned char *
 		n = z.total_out;
 		deflateEnd(&z);
 	} else if (role == ELF_ROLE_XZ) {
-		if (lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, in, len, out, &n, cap) != LZMA_OK)
+		if (lzma_easy_buffer_encode(6, check ? LZMA_CHECK_CRC64 : LZMA_CHECK_NONE, NULL,
+					    in, len, out, &n, cap) != LZMA_OK)
 			compress_fail("lzma_easy_buffer_encode");
 	} else {
 		ZSTD_CCtx *c = ZSTD_createCCtx();
 
-		if (!c || ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1)))
+		if (!c || ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, check)))
 			compress_fail("ZSTD_createCCtx");
 		n = ZSTD_compress2(c, out, cap, in, len);
 		if (ZSTD_isError(n))
@@ -563,22 +569,22 @@ static size_t compress_one(int role, const void *in, size_t len, unsigned char *
 }
 
 /*
- * buf (*len bytes) compressed as role's module is, in place: one member,
+ * buf (len bytes) compressed as role's module is, into *out: one member,
  * stream or frame; or two, each of one half, when halves.
  */
-static void compress_seed(int role, void **buf, size_t *len, bool halves)
+static size_t compress_seed(int role, const void *buf, size_t len, bool halves, bool check,
+			    void **out)
 {
-	size_t cap = 2 * *len + 1024, half = halves ? *len / 2 : *len, n;
-	unsigned char *out = malloc(cap);
+	size_t cap = 2 * len + 1024, half = halves ? len / 2 : len, n;
+	unsigned char *o = malloc(cap);
 
-	if (!out)
+	if (!o)
 		compress_fail("malloc");
-	n = compress_one(role, *buf, half, out, cap);
+	n = compress_one(role, buf, half, o, cap, check);
 	if (halves)
-		n += compress_one(role, (char *)*buf + half, *len - half, out + n, cap - n);
-	free(*buf);
-	*buf = out;
-	*len = n;
+		n += compress_one(role, (const char *)buf + half, len - half, o + n, cap - n, check);
+	*out = o;
+	return n;
 }
 
 /* compress: roles ELF_ROLE_GZ to ELF_ROLE_ZST are compressed modules (fuzz_elf's). */
@@ -603,17 +609,24 @@ static void elf_seeds(int argc, char **argv, bool compress)
 		}
 		base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 		if (compress && role >= ELF_ROLE_GZ && role <= ELF_ROLE_ZST) {
-			void *two = malloc(len);
-			size_t twolen = len;
+			void *z;
+			size_t zlen;
 
-			if (!two)
-				compress_fail("malloc");
-			memcpy(two, buf, len);
-			compress_seed(role, &two, &twolen, true);
+			/* Two members, streams or frames; xz and zstd without their check. */
+			zlen = compress_seed(role, buf, len, true, true, &z);
 			snprintf(name, sizeof(name), "%d-%s-two", role, base);
-			write_seed(name, &role, 1, two, twolen);
-			free(two);
-			compress_seed(role, &buf, &len, false);
+			write_seed(name, &role, 1, z, zlen);
+			free(z);
+			if (role != ELF_ROLE_GZ) {
+				zlen = compress_seed(role, buf, len, false, false, &z);
+				snprintf(name, sizeof(name), "%d-%s-nocheck", role, base);
+				write_seed(name, &role, 1, z, zlen);
+				free(z);
+			}
+			zlen = compress_seed(role, buf, len, false, true, &z);
+			free(buf);
+			buf = z;
+			len = zlen;
 		}
 		snprintf(name, sizeof(name), "%d-%s", role, base);
 		write_seed(name, &role, 1, buf, len);
