@@ -2,9 +2,16 @@
 /*
  * libFuzzer target: arbitrary bytes as the files `pmclog report` reads
  * symbols from: an object under -r ROOT, a vmlinux or a module under
- * -k DIR, -k given a kernel file, a System.map.
+ * -k DIR, -k given a kernel file, a System.map, a module compressed
+ * (.ko.gz, .ko.xz, .ko.zst) under -k DIR.
  *
- * Input: 1 byte choosing the role, then the file.  The file is loaded
+ * Input: 1 byte choosing the role, then the file.  A compressed module is
+ * first decompressed here, by decoders of this file's own (gzip members,
+ * xz streams, zstd frames, one or more of them, nothing after the last),
+ * which stand for what the library must make of it: the same bytes, or
+ * an error (-EIO, "corrupt compressed data"); pmclog_elf__load() of the
+ * file must say what loading those bytes says.  Streams that grow past
+ * REF_MAX are not run.  Then the (decompressed) file is loaded
  * twice: from memory (pmclog_elf__load_mem(), or pmclog_sysmap__load()),
  * where the tables are checked (sorted, one symbol per address, none
  * empty, every symbol found by lookup, file offsets through the right
@@ -15,6 +22,9 @@
  * gprof files, which must be sound gmon histograms) must not fail.
  */
 #include <limits.h>
+#include <lzma.h>
+#include <zlib.h>
+#include <zstd.h>
 
 #include "fuzz_common.h"
 #include "log_builder.h"
@@ -30,6 +40,9 @@ enum role {
 	ROLE_KERNEL_FILE,	/* ROOT/k/vmlinux-fuzz, -k /k/vmlinux-fuzz */
 	ROLE_MODULE,		/* ROOT/k/fz.ko, -k /k: module "fz" */
 	ROLE_SYSMAP,		/* ROOT/k/System.map, -k /k */
+	ROLE_MODULE_GZ,		/* ROOT/k/fz.ko.gz, -k /k: module "fz" */
+	ROLE_MODULE_XZ,		/* ROOT/k/fz.ko.xz */
+	ROLE_MODULE_ZST,	/* ROOT/k/fz.ko.zst */
 	ROLES
 };
 
@@ -39,10 +52,16 @@ enum role {
 
 static const char *const role_file[ROLES] = {
 	"obj", "k/vmlinux", "k/vmlinux-fuzz", "k/fz.ko", "k/System.map",
+	"k/fz.ko.gz", "k/fz.ko.xz", "k/fz.ko.zst",
 };
 static const char *const role_kernel[ROLES] = {
-	NULL, "/k", "/k/vmlinux-fuzz", "/k", "/k",
+	NULL, "/k", "/k/vmlinux-fuzz", "/k", "/k", "/k", "/k", "/k",
 };
+
+static bool is_module(enum role role)
+{
+	return role == ROLE_MODULE || role >= ROLE_MODULE_GZ;
+}
 
 /* What the first load found, to compare the resolver with. */
 struct expect {
@@ -53,6 +72,182 @@ struct expect {
 	struct pmclog_resolver *res;
 	size_t checked;
 };
+
+/* ------------------------------------------------------------------ */
+/* Compressed modules: what the library must read from them          */
+
+/*
+ * The most a reference decoder writes: a stream that would grow past it
+ * (a few KiB of zstd RLE blocks make 1 GiB) is not run, as the library
+ * would take seconds and its 1 GiB to refuse it.
+ */
+#define REF_MAX		(16U << 20)
+
+enum ref { REF_OK, REF_CORRUPT, REF_TOO_BIG };
+
+struct ref_out {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+/* Room after len: REF_TOO_BIG past REF_MAX. */
+static enum ref ref_room(struct ref_out *o)
+{
+	if (o->len < o->cap)
+		return REF_OK;
+	if (o->cap >= REF_MAX)
+		return REF_TOO_BIG;
+	o->cap = o->cap ? o->cap * 2 : 1 << 16;
+	o->p = realloc(o->p, o->cap);
+	if (!o->p)
+		fz_fail("out of memory");
+	return REF_OK;
+}
+
+/* gzip: members one after another, each to its end, nothing after the last. */
+static enum ref ref_gunzip(const uint8_t *in, size_t n, struct ref_out *o)
+{
+	enum ref r = n ? REF_OK : REF_CORRUPT;
+	size_t pos = 0;
+
+	while (r == REF_OK && pos < n) {
+		z_stream z = { 0 };
+		int zr;
+
+		if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+			fz_fail("inflateInit2 failed");
+		z.next_in = (Bytef *)in + pos;
+		z.avail_in = (uInt)(n - pos);
+		do {
+			r = ref_room(o);
+			if (r != REF_OK)
+				break;
+			z.next_out = o->p + o->len;
+			z.avail_out = (uInt)(o->cap - o->len);
+			zr = inflate(&z, Z_NO_FLUSH);
+			o->len = o->cap - z.avail_out;
+			/* No progress with room left: the input ended inside the member. */
+			if ((zr != Z_OK && zr != Z_BUF_ERROR && zr != Z_STREAM_END) ||
+			    (zr != Z_STREAM_END && !z.avail_in && z.avail_out))
+				r = REF_CORRUPT;
+		} while (r == REF_OK && zr != Z_STREAM_END);
+		pos = (size_t)(z.next_in - in);
+		inflateEnd(&z);
+	}
+	return r;
+}
+
+/* xz: streams one after another (with their padding), as xz -d reads them. */
+static enum ref ref_unxz(const uint8_t *in, size_t n, struct ref_out *o)
+{
+	lzma_stream s = LZMA_STREAM_INIT;
+	enum ref r = REF_OK;
+	lzma_ret lr;
+
+	if (lzma_stream_decoder(&s, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+		fz_fail("lzma_stream_decoder failed");
+	s.next_in = in;
+	s.avail_in = n;
+	do {
+		r = ref_room(o);
+		if (r != REF_OK)
+			break;
+		s.next_out = o->p + o->len;
+		s.avail_out = o->cap - o->len;
+		lr = lzma_code(&s, LZMA_FINISH);
+		o->len = o->cap - s.avail_out;
+		if (lr != LZMA_OK && lr != LZMA_STREAM_END)
+			r = REF_CORRUPT;
+	} while (r == REF_OK && lr != LZMA_STREAM_END);
+	lzma_end(&s);
+	return r;
+}
+
+/* zstd: frames (skippable ones too) one after another, each decoded to its end. */
+static enum ref ref_unzstd(const uint8_t *in, size_t n, struct ref_out *o)
+{
+	ZSTD_DStream *z = ZSTD_createDStream();
+	enum ref r = n ? REF_OK : REF_CORRUPT;
+	size_t pos = 0;
+
+	if (!z)
+		fz_fail("out of memory");
+	while (r == REF_OK && pos < n) {
+		size_t fsz = ZSTD_findFrameCompressedSize(in + pos, n - pos), zr = 1;
+		ZSTD_inBuffer ib = { in + pos, fsz, 0 };
+
+		if (ZSTD_isError(fsz) || ZSTD_isError(ZSTD_initDStream(z))) {
+			r = REF_CORRUPT;
+			break;
+		}
+		while (r == REF_OK && zr) {
+			ZSTD_outBuffer ob;
+
+			r = ref_room(o);
+			if (r != REF_OK)
+				break;
+			ob = (ZSTD_outBuffer){ o->p + o->len, o->cap - o->len, 0 };
+			zr = ZSTD_decompressStream(z, &ob, &ib);
+			o->len += ob.pos;
+			if (ZSTD_isError(zr) || (zr && ib.pos == ib.size && ob.pos < ob.size))
+				r = REF_CORRUPT;
+		}
+		pos += fsz;
+	}
+	ZSTD_freeDStream(z);
+	return r;
+}
+
+static enum ref ref_decompress(enum role role, const uint8_t *in, size_t n,
+			       struct ref_out *o)
+{
+	switch (role) {
+	case ROLE_MODULE_GZ:
+		return ref_gunzip(in, n, o);
+	case ROLE_MODULE_XZ:
+		return ref_unxz(in, n, o);
+	default:
+		return ref_unzstd(in, n, o);
+	}
+}
+
+static bool same_table(const struct pmclog_symtab *a, const struct pmclog_symtab *b)
+{
+	size_t n = pmclog_symtab__count(a);
+
+	if (n != pmclog_symtab__count(b))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const struct pmclog_sym *s = pmclog_symtab__at(a, i), *t = pmclog_symtab__at(b, i);
+
+		if (s->addr != t->addr || s->size != t->size || s->name != t->name)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The library's load of the compressed file at path: what the first load
+ * of the reference decoder's bytes found (x->err -EIO where it found
+ * them corrupt).
+ */
+static void check_compressed_load(const struct expect *x, const char *path,
+				  struct pmclog_strings *strings)
+{
+	struct pmclog_elf *e = NULL;
+	char err[512] = "";
+	int ret = pmclog_elf__load(path, strings, &e, err, sizeof(err));
+
+	FZ_CHECK(ret == x->err, "%s: loaded with %d (%s), the decompressed bytes with %d",
+		 path, ret, err, x->err);
+	FZ_CHECK(ret != -EIO || strstr(err, "corrupt compressed data"),
+		 "%s: -EIO said as '%s'", path, err);
+	if (!ret)
+		FZ_CHECK(e->type == x->elf->type && same_table(e->text, x->elf->text) &&
+			 same_table(e->init, x->elf->init),
+			 "%s: other symbols than the decompressed bytes'", path);
+	pmclog_elf__free(e);
+}
 
 /* ------------------------------------------------------------------ */
 /* The first load                                                     */
@@ -163,6 +358,9 @@ static void build_log(struct logbuf *b, enum role role, const struct expect *x)
 		lb_map_in(b, PID, 0, UINT64_MAX, 0, 0, "/obj");
 		break;
 	case ROLE_MODULE:
+	case ROLE_MODULE_GZ:
+	case ROLE_MODULE_XZ:
+	case ROLE_MODULE_ZST:
 		lb_map_in(b, PMCLOG_PID_KERNEL, 0, INIT_BASE, 0, PMCLOG_MAP_F_KMODULE, "fz");
 		lb_map_in(b, PMCLOG_PID_KERNEL, INIT_BASE, UINT64_MAX, 0,
 			  PMCLOG_MAP_F_KMODULE | PMCLOG_MAP_F_INIT, "fz");
@@ -172,8 +370,11 @@ static void build_log(struct logbuf *b, enum role role, const struct expect *x)
 		break;
 	}
 	sample_table(b, role, x->elf, t, 0);
-	if (role == ROLE_MODULE && x->elf)
+	if (is_module(role) && x->elf)
 		sample_table(b, role, x->elf, x->elf->init, INIT_BASE);
+	/* One whatever was found: a module that does not load is seen not to. */
+	if (is_module(role))
+		sample(b, role, 1);
 	lb_closelog(b, 0, 0, 0);
 }
 
@@ -310,9 +511,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pmclog_strings *strings;
 	char root[PATH_MAX], path[PATH_MAX];
 	struct pmclog_resolver_opts ro;
+	struct ref_out plain = { 0 };
 	struct pmclog_replay *rp;
 	struct expect x = { 0 };
 	enum role role;
+	enum ref ref;
 
 	if (size < 1)
 		return 0;
@@ -335,7 +538,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	x.sysmap = role == ROLE_SYSMAP ||
 		   (role == ROLE_KERNEL_FILE && (size < 4 || memcmp(data, "\177ELF", 4)));
-	first_load(&x, data, size, strings, path);
+	if (role >= ROLE_MODULE_GZ) {
+		ref = ref_decompress(role, data, size, &plain);
+		if (ref == REF_TOO_BIG) {
+			free(plain.p);
+			pmclog_strings__free(strings);
+			return 0;
+		}
+		if (ref == REF_OK)
+			first_load(&x, plain.p, plain.len, strings, path);
+		else
+			x.err = -EIO;
+		check_compressed_load(&x, path, strings);
+		free(plain.p);
+	} else {
+		first_load(&x, data, size, strings, path);
+	}
 
 	memset(&b, 0, sizeof(b));
 	build_log(&b, role, &x);

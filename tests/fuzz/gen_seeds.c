@@ -8,15 +8,31 @@
  *   gen_seeds report ROOT DIR   logs sampling the functions of ROOT's files,
  *                               behind fuzz_report's option bytes
  *   gen_seeds elf DIR ROLE:FILE...  FILE behind fuzz_elf's role byte, whole
- *                               and truncated
+ *                               and truncated; for roles 5, 6 and 7
+ *                               compressed (gzip, xz, zstd), also as two
+ *                               members, streams or frames
+ *   gen_seeds srcline DIR OPTS:FILE...  FILE behind fuzz_srcline's option
+ *                               byte, whole and truncated
+ *   gen_seeds archive DIR FILE...  fuzz_archive's: FILE (an ELF file),
+ *                               and a copy without section headers, for
+ *                               its build-id; build-id paths; relative
+ *                               paths below a root where things are
+ *                               planted
+ *   gen_seeds debug DIR OPTS:OBJECT:DEBUG...  the pair behind fuzz_debug's
+ *                               option byte and the object's length;
+ *                               again with the debug file cut short (its
+ *                               CRC-32 patched in: bit 2)
  *   gen_seeds bpf_maps DIR      /proc/PID/maps texts and BPF ring events
  *                               behind fuzz_bpf_maps's mode byte
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #include "log_builder.h"
@@ -507,7 +523,76 @@ static void report_seeds(const char *root)
 /* ------------------------------------------------------------------ */
 /* elf                                                                */
 
-static void elf_seeds(int argc, char **argv)
+/* fuzz_elf's roles of compressed modules. */
+enum { ELF_ROLE_GZ = 5, ELF_ROLE_XZ, ELF_ROLE_ZST };
+
+static void compress_fail(const char *what)
+{
+	fprintf(stderr, "gen_seeds: %s failed\n", what);
+	exit(1);
+}
+
+/*
+ * in as a gzip member, an xz stream or a zstd frame at out; the last two
+ * with their check (CRC-64, XXH64) when check, whose mutations a decoder
+ * then refuses before the module is read.
+ */
+static size_t compress_one(int role, const void *in, size_t len, unsigned char *out, size_t cap,
+			   bool check)
+{
+	size_t n = 0;
+
+	if (role == ELF_ROLE_GZ) {
+		z_stream z = { 0 };
+
+		if (deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+			compress_fail("deflateInit2");
+		z.next_in = (Bytef *)in;
+		z.avail_in = (uInt)len;
+		z.next_out = out;
+		z.avail_out = (uInt)cap;
+		if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+			compress_fail("deflate");
+		n = z.total_out;
+		deflateEnd(&z);
+	} else if (role == ELF_ROLE_XZ) {
+		if (lzma_easy_buffer_encode(6, check ? LZMA_CHECK_CRC64 : LZMA_CHECK_NONE, NULL,
+					    in, len, out, &n, cap) != LZMA_OK)
+			compress_fail("lzma_easy_buffer_encode");
+	} else {
+		ZSTD_CCtx *c = ZSTD_createCCtx();
+
+		if (!c || ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, check)))
+			compress_fail("ZSTD_createCCtx");
+		n = ZSTD_compress2(c, out, cap, in, len);
+		if (ZSTD_isError(n))
+			compress_fail("ZSTD_compress2");
+		ZSTD_freeCCtx(c);
+	}
+	return n;
+}
+
+/*
+ * buf (len bytes) compressed as role's module is, into *out: one member,
+ * stream or frame; or two, each of one half, when halves.
+ */
+static size_t compress_seed(int role, const void *buf, size_t len, bool halves, bool check,
+			    void **out)
+{
+	size_t cap = 2 * len + 1024, half = halves ? len / 2 : len, n;
+	unsigned char *o = malloc(cap);
+
+	if (!o)
+		compress_fail("malloc");
+	n = compress_one(role, buf, half, o, cap, check);
+	if (halves)
+		n += compress_one(role, (const char *)buf + half, len - half, o + n, cap - n, check);
+	*out = o;
+	return n;
+}
+
+/* compress: roles ELF_ROLE_GZ to ELF_ROLE_ZST are compressed modules (fuzz_elf's). */
+static void elf_seeds(int argc, char **argv, bool compress)
 {
 	for (int i = 0; i < argc; i++) {
 		const char *file = strchr(argv[i], ':'), *base;
@@ -527,6 +612,26 @@ static void elf_seeds(int argc, char **argv)
 			exit(1);
 		}
 		base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+		if (compress && role >= ELF_ROLE_GZ && role <= ELF_ROLE_ZST) {
+			void *z;
+			size_t zlen;
+
+			/* Two members, streams or frames; xz and zstd without their check. */
+			zlen = compress_seed(role, buf, len, true, true, &z);
+			snprintf(name, sizeof(name), "%d-%s-two", role, base);
+			write_seed(name, &role, 1, z, zlen);
+			free(z);
+			if (role != ELF_ROLE_GZ) {
+				zlen = compress_seed(role, buf, len, false, false, &z);
+				snprintf(name, sizeof(name), "%d-%s-nocheck", role, base);
+				write_seed(name, &role, 1, z, zlen);
+				free(z);
+			}
+			zlen = compress_seed(role, buf, len, false, true, &z);
+			free(buf);
+			buf = z;
+			len = zlen;
+		}
 		snprintf(name, sizeof(name), "%d-%s", role, base);
 		write_seed(name, &role, 1, buf, len);
 		/* Cut short: the header only, a third, two thirds. */
@@ -635,6 +740,149 @@ static void bpf_maps_seeds(void)
 	bpf_event_seed("map-in-deep", 1, 42, 0, 17, deep);
 }
 
+/* ------------------------------------------------------------------ */
+/* debug                                                              */
+
+static void *read_or_die(const char *file, size_t *len)
+{
+	void *buf;
+	int ret = pmclog_read_file(file, &buf, len);
+
+	if (ret) {
+		fprintf(stderr, "gen_seeds: %s: %s\n", file, strerror(-ret));
+		exit(1);
+	}
+	return buf;
+}
+
+static void debug_seeds(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		char *obj = strchr(argv[i], ':'), *dbg = obj ? strchr(obj + 1, ':') : NULL;
+		unsigned char opts = (unsigned char)atoi(argv[i]), pre[3];
+		size_t olen, dlen;
+		void *o, *d;
+		char name[192];
+		const char *base, *dbase;
+
+		if (!dbg) {
+			fprintf(stderr, "gen_seeds: %s: expected OPTS:OBJECT:DEBUG\n", argv[i]);
+			exit(2);
+		}
+		*dbg++ = '\0';
+		o = read_or_die(++obj, &olen);
+		d = read_or_die(dbg, &dlen);
+		if (olen > 0xffff) {
+			fprintf(stderr, "gen_seeds: %s: over 64 KiB\n", obj);
+			exit(1);
+		}
+		/* The object, then the debug file: one input. */
+		o = realloc(o, olen + dlen);
+		if (!o) {
+			perror("realloc");
+			exit(1);
+		}
+		memcpy((char *)o + olen, d, dlen);
+		base = strrchr(obj, '/') ? strrchr(obj, '/') + 1 : obj;
+		dbase = strrchr(dbg, '/') ? strrchr(dbg, '/') + 1 : dbg;
+		pre[0] = opts;
+		pre[1] = (unsigned char)olen;
+		pre[2] = (unsigned char)(olen >> 8);
+		snprintf(name, sizeof(name), "%d-%s+%s", opts, base, dbase);
+		write_seed(name, pre, sizeof(pre), o, olen + dlen);
+		pre[0] = opts | 4;
+		snprintf(name, sizeof(name), "%d-%s+%s-cut", pre[0], base, dbase);
+		write_seed(name, pre, sizeof(pre), o, olen + dlen * 2 / 3);
+		free(o);
+		free(d);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* archive                                                            */
+
+static void archive_seeds(int argc, char **argv)
+{
+	static const char *const mkdirs[] = {
+		"usr/lib/libc.so.6",
+		"/usr/lib/x86_64-linux-gnu//libc.so.6",
+		"D usr/lib\nusr/lib/libm.so.6",
+		"L home\nhome/att/job",
+		"D a\nL a/b\na/b/c/d",
+		"F a/b\na/b/c",
+		"W tmp\ntmp/x",
+		"T tmp\ntmp/x/y",
+		"G g\ng/x",
+		"O var\nvar/x",
+		"usr/../etc/x",
+		"usr/./x",
+		"usr/lib/",
+		"..",
+		".build-id/12/3456789abcdef0123456789abcdef01234567",
+	};
+	static const char dir[] = "/var/tmp/archive";
+	unsigned char role, pre[4];
+	char name[64];
+	size_t len;
+	void *buf;
+
+	for (int i = 0; i < argc; i++) {
+		const char *base = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+
+		buf = read_or_die(argv[i], &len);
+		role = 0;
+		snprintf(name, sizeof(name), "0-%s", base);
+		write_seed(name, &role, 1, buf, len);
+		/* No section headers: the build-id from PT_NOTE. */
+		if (len >= sizeof(Elf64_Ehdr)) {
+			Elf64_Ehdr *eh = buf;
+
+			eh->e_shoff = 0;
+			eh->e_shnum = 0;
+			eh->e_shstrndx = 0;
+			snprintf(name, sizeof(name), "0-%s-noshdr", base);
+			write_seed(name, &role, 1, buf, len);
+		}
+		free(buf);
+	}
+	/* n, len (fits; one short of its NUL), the id, DIR. */
+	for (int k = 0; k < 4; k++) {
+		static const unsigned char n[] = { 20, 1, 64, 20 };
+		static unsigned char id[64];
+		/* DIR/.build-id/NN/REST and its NUL (REST empty for one byte). */
+		size_t fit = sizeof(dir) + 12 + 2 * (size_t)n[k];
+
+		for (size_t j = 0; j < sizeof(id); j++)
+			id[j] = (unsigned char)(0x11 * (j + 1) + j);
+		len = k == 3 ? fit - 1 : fit;
+		pre[0] = 1;
+		pre[1] = (unsigned char)(n[k] - 1);
+		pre[2] = (unsigned char)len;
+		pre[3] = (unsigned char)(len >> 8);
+		buf = malloc(n[k] + sizeof(dir) - 1);
+		if (!buf) {
+			perror("malloc");
+			exit(1);
+		}
+		memcpy(buf, id, n[k]);
+		memcpy((char *)buf + n[k], dir, sizeof(dir) - 1);
+		snprintf(name, sizeof(name), "1-path-%d", k);
+		write_seed(name, pre, sizeof(pre), buf, n[k] + sizeof(dir) - 1);
+		free(buf);
+	}
+	/* Folders 0755 under umask 022; the first also 0777 under umask 0. */
+	for (size_t k = 0; k < sizeof(mkdirs) / sizeof(mkdirs[0]); k++) {
+		pre[0] = 2;
+		pre[1] = 055;
+		snprintf(name, sizeof(name), "2-mkdirs-%zu", k);
+		write_seed(name, pre, 2, mkdirs[k], strlen(mkdirs[k]));
+		if (!k) {
+			pre[1] = 0x40 | 077;
+			write_seed("2-mkdirs-open", pre, 2, mkdirs[k], strlen(mkdirs[k]));
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[1], "reader")) {
@@ -648,12 +896,21 @@ int main(int argc, char **argv)
 		report_seeds(argv[2]);
 	} else if (argc >= 3 && !strcmp(argv[1], "elf")) {
 		outdir = argv[2];
-		elf_seeds(argc - 3, argv + 3);
+		elf_seeds(argc - 3, argv + 3, true);
+	} else if (argc >= 3 && !strcmp(argv[1], "srcline")) {
+		outdir = argv[2];
+		elf_seeds(argc - 3, argv + 3, false);
+	} else if (argc >= 3 && !strcmp(argv[1], "archive")) {
+		outdir = argv[2];
+		archive_seeds(argc - 3, argv + 3);
+	} else if (argc >= 3 && !strcmp(argv[1], "debug")) {
+		outdir = argv[2];
+		debug_seeds(argc - 3, argv + 3);
 	} else if (argc >= 3 && !strcmp(argv[1], "bpf_maps")) {
 		outdir = argv[2];
 		bpf_maps_seeds();
 	} else {
-		fprintf(stderr, "usage: gen_seeds reader|replay|bpf_maps DIR | report ROOT DIR | elf DIR ROLE:FILE...\n");
+		fprintf(stderr, "usage: gen_seeds reader|replay|bpf_maps DIR | report ROOT DIR | elf|srcline DIR OPTS:FILE... | debug DIR OPTS:OBJECT:DEBUG... | archive DIR FILE...\n");
 		return 2;
 	}
 	return 0;

@@ -893,6 +893,35 @@ static void test_compressed_modules(void **state)
 	pmclog_strings__free(st);
 }
 
+/*
+ * A module that decompresses to a whole number of the decompressor's
+ * buffers (1 MiB, doubled as it fills): the end of its last frame or
+ * member is the end of the buffer.  fuzz_elf's regress/elf/zst-module-1mib.
+ */
+static void test_compressed_module_whole_buffers(void **state)
+{
+	static const char *const exts[] = { "gz", "xz", "zst" };
+	struct pmclog_strings *st = pmclog_strings__new();
+	__u64 a = nm_value("kmod.ko", "kalpha");
+	char file[64];
+	struct pmclog_elf *e;
+
+	(void)state;
+	for (int mib = 1; mib <= 4; mib *= 2) {
+		run("cd %s && cp kmod.ko kmod-%dm.ko && truncate -s %dM kmod-%dm.ko && "
+		    "gzip -kf kmod-%dm.ko && xz -kf kmod-%dm.ko && zstd -qkf kmod-%dm.ko",
+		    dir, mib, mib, mib, mib, mib, mib);
+		for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+			snprintf(file, sizeof(file), "kmod-%dm.ko.%s", mib, exts[i]);
+			e = load(st, file);
+			assert_int_equal(e->type, PMCLOG_ELF_REL);
+			expect_sym(e, a, "kalpha");
+			pmclog_elf__free(e);
+		}
+	}
+	pmclog_strings__free(st);
+}
+
 /* A module found under -k as NAME.ko.gz / .ko.zst, named through the report. */
 static void test_compressed_module_kdir(void **state)
 {
@@ -1057,6 +1086,7 @@ int main(void)
 		cmocka_unit_test(test_demangle_plt),
 		cmocka_unit_test(test_demangle_rust),
 		cmocka_unit_test(test_compressed_modules),
+		cmocka_unit_test(test_compressed_module_whole_buffers),
 		cmocka_unit_test(test_compressed_module_kdir),
 		cmocka_unit_test(test_build_id_pt_note),
 		cmocka_unit_test(test_build_id_mismatch),

@@ -210,8 +210,13 @@ static int unzstd(const unsigned char *in, size_t inlen, struct outbuf *o)
 		o->len += ob.pos;
 		if (ZSTD_isError(zr))
 			ret = -EIO;
-		else if (ib.pos == ib.size && ob.pos < ob.size)
-			break;	/* all read, all written out */
+		/*
+		 * All read, and all written out: room is left, or the last
+		 * frame ended exactly at the end of the buffer (zr 0), where
+		 * another call would only ask for a frame that is not there.
+		 */
+		else if (ib.pos == ib.size && (ob.pos < ob.size || !zr))
+			break;
 	}
 	if (!ret && zr)
 		ret = -EIO;	/* a frame cut short */
