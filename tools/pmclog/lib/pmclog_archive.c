@@ -358,11 +358,9 @@ static const char *copy_error(int err)
 {
 	switch (err) {
 	case -ELOOP:
-		return "a symbolic link stands on its way in the archive";
+		return "a symbolic link, or a file, stands where its path needs a folder in the archive";
 	case -EPERM:
 		return "a folder on its way in the archive is another user's, or others may write to it";
-	case -ENOTDIR:
-		return "a file in the archive stands where its path needs a folder";
 	default:
 		return strerror(-err);
 	}
@@ -480,7 +478,7 @@ static void archive_job(struct pmclog_archive *a, const struct job *j)
 		byid_named = !err;
 	}
 	if (err) {
-		not_copied(a, j->path, err == -ELOOP || err == -EPERM || err == -ENOTDIR,
+		not_copied(a, j->path, err == -ELOOP || err == -EPERM,
 			   "%s", copy_error(err));
 		goto drop;
 	}

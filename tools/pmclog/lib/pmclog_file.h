@@ -90,7 +90,8 @@ int pmclog_file__open_tree(const char *path, mode_t mode, char *why, size_t len)
  * *base gets rel's last component (a pointer into rel).  ".." and "."
  * components are refused.
  * Return: a descriptor of that folder (the caller closes it), or -errno:
- * -ELOOP for a symbolic link, -EPERM for another's or a shared folder,
+ * -ELOOP for a symbolic link (or a file) where a folder should be,
+ * -EPERM for another's or a shared folder,
  * -EINVAL for a bad rel.
  */
 int pmclog_file__mkdirs_at(int root, const char *rel, mode_t mode, const char **base);
