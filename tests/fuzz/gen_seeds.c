@@ -746,7 +746,7 @@ static void bpf_maps_seeds(void)
 static void *read_or_die(const char *file, size_t *len)
 {
 	void *buf;
-	int ret = pmclog_read_file(file, &buf, len);
+	int ret = pmclog_read_file(AT_FDCWD, file, 0, &buf, len, NULL);
 
 	if (ret) {
 		fprintf(stderr, "gen_seeds: %s: %s\n", file, strerror(-ret));

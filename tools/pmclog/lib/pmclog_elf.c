@@ -1167,8 +1167,11 @@ static int debug_by_link(struct elf_ctx *c, const struct pmclog_elf_opts *o,
 			strcpy(path, dir);
 			ret = debug_in(c, fd, link, &crc, d, path, notes, nlen);
 		}
-		snprintf(path, plen, "%s/.debug", dir);
-		sub = ret ? trusted_folder(fd, ".debug", path, notes, nlen) : -1;
+		sub = -1;
+		if (ret) {
+			snprintf(path, plen, "%s/.debug", dir);
+			sub = trusted_folder(fd, ".debug", path, notes, nlen);
+		}
 		if (sub >= 0) {
 			ret = debug_in(c, sub, link, &crc, d, path, notes, nlen);
 			close(sub);
