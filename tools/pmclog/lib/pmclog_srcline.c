@@ -10,9 +10,14 @@
  * The file is the one the symbols came from, opened again (lazily: most
  * reports ask no source line) as the loader opened it, and used only if
  * it is still that file: a path a log names may be another user's, who
- * could have put a FIFO or another file there since.  libelf reads it
- * with pread(2), not mmap(2), so that a file cut short under it is a read
- * error, not SIGBUS.
+ * could have put a FIFO or another file there since.  It is read whole
+ * into memory, with zeros after its end, and libdw reads that image: not
+ * mapped, so that a file cut short under it is a read error, not SIGBUS;
+ * and whole, so that libdw's reads past the end of a damaged section (a
+ * file name in .debug_line without its NUL: elfutils 0.188's
+ * read_srclines() takes strlen() of it) stay inside the image, where a
+ * section of its own in a buffer of its own would let them run into the
+ * heap.
  */
 #include <elfutils/libdw.h>
 #include <errno.h>
@@ -28,10 +33,33 @@
 #include "pmclog_internal.h"
 
 struct pmclog_srcline {
-	int fd;
+	char *image;
 	Elf *elf;
 	Dwarf *dw;
 };
+
+/* Zeros after the image: a string that runs to its end ends there. */
+#define IMAGE_PAD	4096
+
+/* The st->st_size bytes of fd, and IMAGE_PAD zeros. */
+static char *read_image(int fd, const struct stat *st)
+{
+	size_t size = (size_t)st->st_size, n = 0;
+	char *p = calloc(1, size + IMAGE_PAD);
+
+	while (p && n < size) {
+		ssize_t r = pread(fd, p + n, size - n, (off_t)n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			free(p);
+			return NULL;	/* an error, or cut short meanwhile */
+		}
+		n += (size_t)r;
+	}
+	return p;
+}
 
 int pmclog_srcline__open(const char *path, const struct pmclog_file_id *id,
 			 struct pmclog_srcline **out)
@@ -59,9 +87,10 @@ int pmclog_srcline__open(const char *path, const struct pmclog_file_id *id,
 		close(fd);
 		return -ENOMEM;
 	}
-	s->fd = fd;
-	if (elf_version(EV_CURRENT) != EV_NONE)
-		s->elf = elf_begin(fd, ELF_C_READ, NULL);
+	s->image = read_image(fd, &st);
+	close(fd);
+	if (s->image && elf_version(EV_CURRENT) != EV_NONE)
+		s->elf = elf_memory(s->image, (size_t)st.st_size);
 	s->dw = s->elf ? dwarf_begin_elf(s->elf, DWARF_C_READ, NULL) : NULL;
 	if (!s->dw) {
 		/* No DWARF in it (or not ELF): nothing to say. */
@@ -80,7 +109,7 @@ void pmclog_srcline__free(struct pmclog_srcline *s)
 		dwarf_end(s->dw);
 	if (s->elf)
 		elf_end(s->elf);
-	close(s->fd);
+	free(s->image);
 	free(s);
 }
 
