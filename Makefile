@@ -29,7 +29,7 @@ KVER	?= $(shell uname -r)
 KDIR	?= /lib/modules/$(KVER)/build
 KERNELS	?= 6.1-cloud
 STRESS_KERNELS	?=
-STRESS_SCENARIOS := ^(10|5[05]|9[0-5])-
+STRESS_SCENARIOS := ^(10|5[05]|9[0-5]|98)-
 V	?= 0
 
 PREFIX		?= /usr/local
