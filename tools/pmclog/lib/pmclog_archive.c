@@ -82,19 +82,6 @@ struct pmclog_archive {
 	struct pmclog_archive_stats stats;
 };
 
-/* s, escaped for one line of a message (a path is another user's to name). */
-static const char *esc(char *buf, size_t len, const char *s)
-{
-	FILE *f = fmemopen(buf, len, "w");
-
-	if (!f)
-		return "(unprintable)";
-	pmclog_put_escaped(f, s, "");
-	if (fclose(f))
-		buf[len - 1] = '\0';
-	return buf;
-}
-
 static void count(struct pmclog_archive *a, __u64 *field, __u64 n)
 {
 	pthread_mutex_lock(&a->lock);
@@ -268,7 +255,7 @@ __attribute__((format(printf, 4, 5)))
 static void not_copied(struct pmclog_archive *a, const char *path, bool refused,
 		       const char *fmt, ...)
 {
-	char e[PATH_MAX * 4 + 1], why[256];
+	char e[PMCLOG_ESCAPED_PATH], why[256];
 	va_list ap;
 
 	if (already(a, NULL, 0, path, false))
@@ -280,7 +267,7 @@ static void not_copied(struct pmclog_archive *a, const char *path, bool refused,
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	pr_warn("archive: %s not copied: %s\n", esc(e, sizeof(e), path), why);
+	pr_warn("archive: %s not copied: %s\n", pmclog_escape(e, sizeof(e), path), why);
 	remember(a, NULL, 0, path, NULL, false);
 }
 
@@ -431,10 +418,12 @@ static void archive_job(struct pmclog_archive *a, const struct job *j)
 		return;
 	}
 	if (a->stats.bytes + (__u64)st.st_size > a->max_total) {
+		char e[PMCLOG_ESCAPED_PATH];
+
 		close(fd);
 		if (!a->said_full)
 			pr_warn("archive: %s holds %llu bytes, its limit: the files mapped from now on are not copied\n",
-				esc(src, sizeof(src), a->dir), (unsigned long long)a->stats.bytes);
+				pmclog_escape(e, sizeof(e), a->dir), (unsigned long long)a->stats.bytes);
 		a->said_full = true;
 		count(a, &a->stats.refused, 1);
 		return;
@@ -723,11 +712,11 @@ void pmclog_archive__free(struct pmclog_archive *a)
 		return;
 	}
 	if (pmclog_archive__flush(a, a->timeout_ms)) {
-		char e[PATH_MAX * 4 + 1];
+		char e[PMCLOG_ESCAPED_PATH];
 
 		pthread_mutex_lock(&a->lock);
 		pr_warn("archive: copies into %s did not end in %u ms (a file that does not answer?): %zu maps not copied\n",
-			esc(e, sizeof(e), a->dir), a->timeout_ms, a->qlen + !!a->cur);
+			pmclog_escape(e, sizeof(e), a->dir), a->timeout_ms, a->qlen + !!a->cur);
 		/* Whatever is still queued is dropped; the worker ends after its copy. */
 		for (size_t i = 0; i < a->qlen; i++)
 			free(a->q[(a->qhead + i) % a->qcap].path);

@@ -369,76 +369,6 @@ static int elf_segments(struct elf_ctx *c)
 /* ------------------------------------------------------------------ */
 /* Build-id and .gnu_debuglink                                        */
 
-/* The NT_GNU_BUILD_ID descriptor in a note area, copied to id. */
-static size_t notes_build_id(Elf_Data *d, __u8 *id)
-{
-	size_t off = 0, noff, doff;
-	GElf_Nhdr nh;
-
-	while (d && off < d->d_size && (off = gelf_getnote(d, off, &nh, &noff, &doff))) {
-		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-		    memcmp((char *)d->d_buf + noff, "GNU", 4))
-			continue;
-		if (!nh.n_descsz || nh.n_descsz > PMCLOG_ELF_BUILD_ID_MAX)
-			return 0;
-		memcpy(id, (char *)d->d_buf + doff, nh.n_descsz);
-		return nh.n_descsz;
-	}
-	return 0;
-}
-
-/* From a SHT_NOTE section, else a PT_NOTE segment (a file without sections). */
-static size_t elf_build_id(Elf *elf, __u8 *id)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	GElf_Phdr ph;
-	size_t n, len;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		len = notes_build_id(elf_getdata(scn, NULL), id);
-		if (len)
-			return len;
-	}
-	if (elf_getphdrnum(elf, &n))
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
-			continue;
-		len = notes_build_id(elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
-							  ph.p_filesz, ELF_T_NHDR), id);
-		if (len)
-			return len;
-	}
-	return 0;
-}
-
-int pmclog_fd_build_id(int fd, __u8 *id)
-{
-	__u8 buf[PMCLOG_ELF_BUILD_ID_MAX];
-	size_t len = 0;
-	Elf *elf;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return 0;
-	/*
-	 * Read, not mapped: the file may be another user's (the archive's,
-	 * debuginfod's download), and a mapped file cut short under us
-	 * would kill the whole program with SIGBUS.
-	 */
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF)
-		len = elf_build_id(elf, buf);
-	elf_end(elf);
-	/* What a log can carry: a longer one could never match a BUILDID. */
-	if (!len || len > PMCLOG_BUILD_ID_MAX)
-		return 0;
-	memcpy(id, buf, len);
-	return (int)len;
-}
-
 static Elf_Scn *elf_section(Elf *elf, size_t shstrndx, const char *want,
 			    GElf_Shdr *sh)
 {
@@ -1035,7 +965,7 @@ static int debug_check(struct elf_ctx *c, const char *path, const __u32 *crc,
 		note(notes, nlen, "%s: not an ELF file", path);
 		goto fail;
 	}
-	idlen = elf_build_id(d->elf, id);
+	idlen = pmclog_elf_note_build_id(d->elf, id);
 	if (c->out->build_id_len &&
 	    (idlen != c->out->build_id_len || memcmp(id, c->out->build_id, idlen))) {
 		note(notes, nlen, "%s: build-id differs from the object's", path);
@@ -1058,26 +988,6 @@ static int debug_try(struct elf_ctx *c, const char *path, unsigned int flags,
 	int ret = debug_read(AT_FDCWD, path, flags, path, d, notes, nlen);
 
 	return ret ? ret : debug_check(c, path, crc, d, notes, nlen);
-}
-
-void pmclog_hex(char *buf, size_t len, const __u8 *id, size_t n)
-{
-	size_t k = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < n && k + 3 <= len; i++)
-		k += (size_t)snprintf(buf + k, len - k, "%02x", id[i]);
-}
-
-int pmclog_build_id_path(char *buf, size_t len, const char *dir, const __u8 *id,
-			 size_t n)
-{
-	char h[2 * PMCLOG_ELF_BUILD_ID_MAX + 1];
-	int k;
-
-	pmclog_hex(h, sizeof(h), id, n);
-	k = snprintf(buf, len, "%s/.build-id/%.2s/%s", dir, h, h + 2);
-	return k < 0 || (size_t)k >= len ? -ENAMETOOLONG : 0;
 }
 
 /* ROOT/usr/lib/debug/.build-id/NN/REST.debug */
@@ -1281,7 +1191,7 @@ static int elf_parse(struct elf_ctx *c, const struct pmclog_elf_opts *o)
 		return load_fail(ENOEXEC, c->err, c->errlen,
 				 "%s: no section headers: %s", c->name,
 				 elf_errmsg(-1));
-	c->out->build_id_len = elf_build_id(c->elf, c->out->build_id);
+	c->out->build_id_len = pmclog_elf_note_build_id(c->elf, c->out->build_id);
 	if (c->out->type == PMCLOG_ELF_REL)
 		ret = elf_rel_layout(c);
 	else

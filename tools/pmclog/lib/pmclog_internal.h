@@ -48,11 +48,18 @@ bool pmclog_opts_valid(const void *opts, size_t known);
 	(OPTS_HAS(opts, field) ? (opts)->field : (fallback))
 
 /*
- * The GNU build-id of the ELF file fd (pmclog_elf.c, as
+ * The GNU build-id of the ELF file fd (pmclog_buildid.c, as
  * pmclog_elf__build_id() finds it): its size, at most PMCLOG_BUILD_ID_MAX
  * bytes into id (what a log's BUILDID holds), or 0.
  */
 int pmclog_fd_build_id(int fd, __u8 *id);
+
+/*
+ * The GNU build-id of elf, from a SHT_NOTE section, else a PT_NOTE
+ * segment: its size, at most PMCLOG_ELF_BUILD_ID_MAX bytes into id, or 0.
+ */
+struct Elf;
+size_t pmclog_elf_note_build_id(struct Elf *elf, __u8 *id);
 
 /* The n bytes of id in lowercase hex, NUL-terminated, cut to fit len. */
 void pmclog_hex(char *buf, size_t len, const __u8 *id, size_t n);
@@ -438,9 +445,12 @@ __u64 pmclog_bpf_ring__lost(const struct pmclog_bpf_ring *r);
 
 /*
  * s as one field of a line of the report's line formats: bytes below
- * 0x20, 0x7f, backslash and those of sep as \xNN (pmclog_report_fmt.c).
+ * 0x20, 0x7f, backslash and those of sep as \xNN (pmclog_print.c).
  */
 void pmclog_put_escaped(FILE *f, const char *s, const char *sep);
+
+/* The columns pmclog_put_escaped() takes for s. */
+int pmclog_escaped_width(const char *s, const char *sep);
 
 /*
  * s escaped as pmclog_put_escaped(f, s, "") writes it, into buf (len

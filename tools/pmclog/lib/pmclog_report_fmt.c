@@ -146,69 +146,13 @@ static void rate_words(const struct pmclog_replay_pmc *pmc, FILE *f)
 			pmc->event == PMCLOG_EV_CPU_CLOCK ? "ns" : "events");
 }
 
-static bool escaped(unsigned char c, const char *sep)
-{
-	return c < 0x20 || c == 0x7f || c == '\\' || (c && strchr(sep, c));
-}
-
-/* s as one field of a line; sep: more bytes to escape. */
-void pmclog_put_escaped(FILE *f, const char *s, const char *sep)
-{
-	for (; *s; s++) {
-		if (escaped((unsigned char)*s, sep))
-			fprintf(f, "\\x%02x", (unsigned char)*s);
-		else
-			fputc(*s, f);
-	}
-}
-
-/* The columns put_field() takes for s. */
-static int field_width(const char *s, const char *sep)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += escaped((unsigned char)*s, sep) ? 4 : 1;
-	return n;
-}
-
-const char *pmclog_escape(char *buf, size_t len, const char *s)
-{
-	/* Whole if it fits; else as much as fits with "..." after it. */
-	size_t room = len < 4 || (size_t)field_width(s, "") < len ? len : len - 3;
-	size_t n = 0;
-
-	if (!len)
-		return buf;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (escaped(c, "")) {
-			if (n + 4 >= room)
-				break;
-			snprintf(buf + n, 5, "\\x%02x", c);
-			n += 4;
-		} else {
-			if (n + 1 >= room)
-				break;
-			buf[n++] = (char)c;
-		}
-	}
-	if (*s && room < len) {
-		memcpy(buf + n, "...", 3);
-		n += 3;
-	}
-	buf[n] = '\0';
-	return buf;
-}
-
 #define put_field pmclog_put_escaped
 
 /* s, then spaces up to width columns. */
 static void put_padded(FILE *f, const char *s, int width)
 {
 	put_field(f, s, "");
-	fprintf(f, "%*s", width > field_width(s, "") ? width - field_width(s, "") : 0, "");
+	fprintf(f, "%*s", width > pmclog_escaped_width(s, "") ? width - pmclog_escaped_width(s, "") : 0, "");
 }
 
 static const char *comm_of(const struct pmclog_row *r)
@@ -229,7 +173,7 @@ static int object_width(const struct pmclog_report *rep)
 	int w = 6;
 
 	for (size_t i = 0; i < rep->nrows; i++) {
-		int n = rep->rows[i].object ? field_width(rep->rows[i].object, "") : 0;
+		int n = rep->rows[i].object ? pmclog_escaped_width(rep->rows[i].object, "") : 0;
 
 		if (n > w)
 			w = n;
@@ -245,7 +189,7 @@ static int symbol_width(const struct pmclog_report *rep)
 	if (!rep->opts.nkeys || rep->opts.keys[rep->opts.nkeys - 1] == PMCLOG_SORT_SYM)
 		return 0;
 	for (size_t i = 0; i < rep->nrows; i++) {
-		int n = rep->rows[i].symbol ? field_width(rep->rows[i].symbol, "") : 0;
+		int n = rep->rows[i].symbol ? pmclog_escaped_width(rep->rows[i].symbol, "") : 0;
 
 		if (n > w)
 			w = n;
