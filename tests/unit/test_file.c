@@ -255,17 +255,17 @@ static void test_tree(void **state)
 	dir = pmclog_file__mkdirs_at(root_fd, "usr/lib/libc.so.6", 0755, &base);
 	assert_true(dir >= 0);
 	assert_string_equal(base, "libc.so.6");
-	fd = pmclog_file__tmp_at(dir, name, sizeof(name));
+	fd = pmclog_file__tmpfile_at(dir, name, sizeof(name));
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "elf", 3), 3);
+	assert_int_equal(pmclog_file__link_new(fd, dir, name, dir, base), 0);
 	close(fd);
-	assert_int_equal(pmclog_file__rename_new(dir, name, dir, base), 0);
 	expect(at(q, "arch/usr/lib/libc.so.6"), "elf");
 	/* Never over an existing name. */
-	fd = pmclog_file__tmp_at(dir, name, sizeof(name));
+	fd = pmclog_file__tmpfile_at(dir, name, sizeof(name));
 	assert_true(fd >= 0);
+	assert_int_equal(pmclog_file__link_new(fd, dir, name, dir, base), -EEXIST);
 	close(fd);
-	assert_int_equal(pmclog_file__rename_new(dir, name, dir, base), -EEXIST);
 	expect(q, "elf");
 	close(dir);
 

@@ -322,6 +322,15 @@ static bool exists(struct pmclog_archive *a, const char *rel)
 	return !fstatat(a->root, rel, &st, AT_SYMLINK_NOFOLLOW);
 }
 
+/* Whether build id has its name under .build-id already. */
+static bool has_build_id_name(struct pmclog_archive *a, const __u8 *id, int size)
+{
+	char byid[PATH_MAX];
+
+	return !pmclog_build_id_path(byid, sizeof(byid), ".", id, (size_t)size) &&
+	       exists(a, byid + 2);
+}
+
 /*
  * Name the staged copy (fd, and name in DIR if it has one) rel below DIR,
  * its folders made, unless rel is there (-EEXIST).  Folders are 0700: a
@@ -428,6 +437,18 @@ static void archive_job(struct pmclog_archive *a, const struct job *j)
 		count(a, &a->stats.refused, 1);
 		return;
 	}
+	pthread_mutex_lock(&a->lock);
+	want_size = j->id_size;
+	memcpy(want, j->id, sizeof(want));
+	pthread_mutex_unlock(&a->lock);
+	/* A build the log named, whose names are there: nothing to copy. */
+	if (want_size && (already(a, want, want_size, j->path, trust) ||
+			  ((!at_path || exists(a, rel)) &&
+			   (!trust || has_build_id_name(a, want, want_size))))) {
+		close(fd);
+		remember(a, want, want_size, j->path, &st, trust);
+		return;
+	}
 	out = pmclog_file__tmpfile_at(a->root, tmp, sizeof(tmp));
 	if (out < 0) {
 		close(fd);
@@ -450,7 +471,7 @@ static void archive_job(struct pmclog_archive *a, const struct job *j)
 	if (!err && already(a, id, size, j->path, trust))
 		goto drop;
 	/* DIR/PATH: the first build of PATH; .build-id: each build of root's. */
-	if (!err && at_path && !exists(a, rel)) {
+	if (!err && at_path) {
 		err = name_copy(a, out, tmp, rel);
 		named = !err;
 		if (err == -EEXIST)
@@ -458,7 +479,7 @@ static void archive_job(struct pmclog_archive *a, const struct job *j)
 	}
 	if (!err && size && trust) {
 		err = pmclog_build_id_path(byid, sizeof(byid), ".", id, (size_t)size);
-		if (!err && !exists(a, byid + 2)) {
+		if (!err) {
 			err = name_copy(a, out, tmp, byid + 2);
 			named |= !err;
 			if (err == -EEXIST)

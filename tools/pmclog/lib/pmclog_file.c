@@ -11,15 +11,10 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "pmclog_internal.h"
 #include "pmclog_file.h"
-
-#ifndef RENAME_NOREPLACE
-#define RENAME_NOREPLACE	(1 << 0)
-#endif
 
 __attribute__((format(printf, 3, 4)))
 static int refuse(char *why, size_t len, const char *fmt, ...)
@@ -240,28 +235,6 @@ int pmclog_file__create(const char *path, mode_t mode, unsigned int flags, bool 
 	return fd;
 }
 
-FILE *pmclog_file__fopen_out(const char *path)
-{
-	char why[PATH_MAX + 160];
-	FILE *f;
-	int fd = pmclog_file__create(path, 0600, 0, NULL, why, sizeof(why));
-
-	if (fd < 0) {
-		if (*why)
-			pr_warn("%s\n", why);
-		errno = -fd;
-		return NULL;
-	}
-	f = fdopen(fd, "we");
-	if (!f) {
-		int err = errno;
-
-		close(fd);
-		errno = err;
-	}
-	return f;
-}
-
 /* ------------------------------------------------------------------ */
 /* Trees                                                              */
 
@@ -415,17 +388,4 @@ int pmclog_file__link_new(int fd, int fromfd, const char *name, int tofd, const 
 		return -errno;
 	/* No /proc: by the descriptor itself (CAP_DAC_READ_SEARCH). */
 	return linkat(fd, "", tofd, to, AT_EMPTY_PATH) ? -errno : 0;
-}
-
-int pmclog_file__rename_new(int fromfd, const char *from, int tofd, const char *to)
-{
-	if (!syscall(SYS_renameat2, fromfd, from, tofd, to, RENAME_NOREPLACE))
-		return 0;
-	if (errno != EINVAL && errno != ENOSYS)
-		return -errno;
-	/* A file system without RENAME_NOREPLACE: link(2) never replaces. */
-	if (linkat(fromfd, from, tofd, to, 0))
-		return -errno;
-	unlinkat(fromfd, from, 0);
-	return 0;
 }

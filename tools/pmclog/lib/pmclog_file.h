@@ -69,12 +69,6 @@ int pmclog_file__create(const char *path, mode_t mode, unsigned int flags, bool 
 			char *why, size_t len);
 
 /*
- * pmclog_file__create() as a stdio stream ("we"), mode 0600; NULL with
- * errno set, and the refusal's reason printed (pr_warn) when there is one.
- */
-FILE *pmclog_file__fopen_out(const char *path);
-
-/*
  * Open, or make with mode, the folder path as the root of a tree that
  * pmclog writes into: not a symbolic link, the caller's, and writable by
  * nobody else (whoever may rename its entries can swap a link into a
@@ -118,12 +112,5 @@ int pmclog_file__tmpfile_at(int dirfd, char *name, size_t len);
  * name to in folder tofd too, unless to exists (-EEXIST).
  */
 int pmclog_file__link_new(int fd, int fromfd, const char *name, int tofd, const char *to);
-
-/*
- * Give the file named from in folder fromfd the name to in folder tofd,
- * unless to exists: -EEXIST then, and nothing changes (renameat2's
- * RENAME_NOREPLACE, or link and unlink where the file system has not it).
- */
-int pmclog_file__rename_new(int fromfd, const char *from, int tofd, const char *to);
 
 #endif /* PMCLOG_FILE_H */
