@@ -66,7 +66,7 @@ struct pmclog_debuginfod {
 	char why[160];		/* why there is no client */
 	size_t max_lookups;	/* distinct build-ids this client may ask */
 	struct asked *asked;	/* those it did, at most max_lookups */
-	size_t nasked;
+	size_t nasked, asked_cap;
 	bool budget_said;	/* warned that max_lookups ran out */
 	bool user_maxtime;	/* DEBUGINFOD_MAXTIME set: no LOOKUP_S */
 	struct timespec started;	/* the lookup under way */
@@ -111,11 +111,6 @@ struct pmclog_debuginfod *pmclog_debuginfod__new(void)
 	if (!d)
 		return NULL;
 	d->max_lookups = max_lookups();
-	d->asked = calloc(d->max_lookups ? d->max_lookups : 1, sizeof(*d->asked));
-	if (!d->asked) {
-		free(d);
-		return NULL;
-	}
 	return d;
 }
 
@@ -291,6 +286,10 @@ int pmclog_debuginfod__find(struct pmclog_debuginfod *d, const __u8 *id, size_t 
 					d->max_lookups);
 			d->budget_said = true;
 			return -EDQUOT;
+		}
+		if (PMCLOG_GROW(d->asked, d->asked_cap, d->nasked + 1)) {
+			snprintf(msg, msglen, "not asked: out of memory");
+			return -ENOMEM;
 		}
 		a = &d->asked[d->nasked++];
 		memcpy(a->id, id, len);

@@ -48,6 +48,17 @@
 int pmclog_file__open_read(int dirfd, const char *path, unsigned int flags, __u64 max,
 			   struct stat *st);
 
+/*
+ * Whether err, from pmclog_file__open_read(), is a refusal of what the
+ * path names (a symbolic link, a device, a FIFO, a socket, a folder, a
+ * huge file), which a log may name because another user put it there:
+ * to be said, unlike a file that is not there.
+ */
+static inline bool pmclog_file__refused(int err)
+{
+	return err == -ELOOP || err == -EINVAL || err == -EISDIR || err == -EFBIG;
+}
+
 /* pmclog_file__create(): an existing regular file is renamed PATH.old (perf.data's way). */
 #define PMCLOG_FILE_KEEP_OLD	0x2U
 

@@ -118,17 +118,6 @@ void pmclog_resolver__free(struct pmclog_resolver *res)
 /* Files, loaded once each                                            */
 
 /*
- * Whether pmclog refused to open what path names (a symbolic link, a
- * device, a FIFO, a socket, a folder, a huge file): a log may name one
- * that another user put there.  Said, unlike a file that is not there
- * (a library deleted since the run), which -v only lists.
- */
-static bool refused(int err)
-{
-	return err == -ELOOP || err == -EINVAL || err == -EISDIR || err == -EFBIG;
-}
-
-/*
  * objpath: the object's path on the machine of the log (without ROOT),
  * for an object whose separate debug file is looked for; NULL: none.
  * follow: path is the user's (-k), not a log's.
@@ -162,7 +151,7 @@ static struct loaded *load_cached(struct pmclog_resolver *res, const char *path,
 	else
 		l->err = pmclog_elf__load_opts(path, &eo, res->strings,
 					       &l->elf, l->msg, sizeof(l->msg));
-	if (refused(l->err))
+	if (pmclog_file__refused(l->err))
 		pr_warn("%s: %s; its samples are shown as addresses\n",
 			pmclog_escape(esc, sizeof(esc), path), pmclog_read_strerror(l->err));
 	return l;
