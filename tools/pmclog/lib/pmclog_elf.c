@@ -249,8 +249,8 @@ static int decompress(const char *path, void **buf, size_t *len)
 }
 
 /* Read (dirfd, path) as pmclog_read_file() does, not decompressed. */
-static int read_checked(int dirfd, const char *path, unsigned int flags, void **buf,
-			size_t *len, struct pmclog_file_id *id)
+int pmclog_read_file_raw(int dirfd, const char *path, unsigned int flags, void **buf,
+			 size_t *len, struct pmclog_file_id *id)
 {
 	struct stat st;
 	int fd, ret;
@@ -270,7 +270,7 @@ static int read_checked(int dirfd, const char *path, unsigned int flags, void **
 int pmclog_read_file(int dirfd, const char *path, unsigned int flags, void **buf,
 		     size_t *len, struct pmclog_file_id *id)
 {
-	int ret = read_checked(dirfd, path, flags, buf, len, id);
+	int ret = pmclog_read_file_raw(dirfd, path, flags, buf, len, id);
 
 	return ret ? ret : decompress(path, buf, len);
 }

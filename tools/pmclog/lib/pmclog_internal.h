@@ -226,6 +226,10 @@ struct pmclog_file_id {
 int pmclog_read_file(int dirfd, const char *path, unsigned int flags, void **buf,
 		     size_t *len, struct pmclog_file_id *id);
 
+/* As pmclog_read_file(), never decompressed: the file's own bytes. */
+int pmclog_read_file_raw(int dirfd, const char *path, unsigned int flags, void **buf,
+			 size_t *len, struct pmclog_file_id *id);
+
 /* Why pmclog_read_file() failed with err, as a message says it. */
 const char *pmclog_read_strerror(int err);
 

@@ -26,10 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "pmclog_file.h"
 #include "pmclog_internal.h"
 
 struct pmclog_srcline {
@@ -41,56 +38,40 @@ struct pmclog_srcline {
 /* Zeros after the image: a string that runs to its end ends there. */
 #define IMAGE_PAD	4096
 
-/* The st->st_size bytes of fd, and IMAGE_PAD zeros. */
-static char *read_image(int fd, const struct stat *st)
-{
-	size_t size = (size_t)st->st_size, n = 0;
-	char *p = calloc(1, size + IMAGE_PAD);
-
-	while (p && n < size) {
-		ssize_t r = pread(fd, p + n, size - n, (off_t)n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			free(p);
-			return NULL;	/* an error, or cut short meanwhile */
-		}
-		n += (size_t)r;
-	}
-	return p;
-}
-
 int pmclog_srcline__open(const char *path, const struct pmclog_file_id *id,
 			 struct pmclog_srcline **out)
 {
 	char esc[PMCLOG_ESCAPED_PATH];
+	struct pmclog_file_id now;
 	struct pmclog_srcline *s;
-	struct stat st;
-	int fd;
+	size_t len;
+	void *image;
+	int ret;
 
 	if (!id->ino)
 		return -ENOENT;
-	fd = pmclog_file__open_read(AT_FDCWD, path, id->flags, 0, &st);
-	if (fd >= 0 && (st.st_dev != id->dev || st.st_ino != id->ino)) {
-		close(fd);
-		fd = -ESTALE;
+	ret = pmclog_read_file_raw(AT_FDCWD, path, id->flags, &image, &len, &now);
+	if (!ret && (now.dev != id->dev || now.ino != id->ino)) {
+		free(image);
+		ret = -ESTALE;
 	}
-	if (fd < 0) {
+	if (ret) {
 		pr_warn("%s: no longer the file its symbols were read from (%s): no source lines from it\n",
 			pmclog_escape(esc, sizeof(esc), path),
-			fd == -ESTALE ? "another file now" : pmclog_read_strerror(fd));
-		return fd;
+			ret == -ESTALE ? "another file now" : pmclog_read_strerror(ret));
+		return ret;
 	}
 	s = calloc(1, sizeof(*s));
-	if (!s) {
-		close(fd);
+	if (s)
+		s->image = realloc(image, len + IMAGE_PAD);
+	if (!s || !s->image) {
+		free(s);
+		free(image);
 		return -ENOMEM;
 	}
-	s->image = read_image(fd, &st);
-	close(fd);
-	if (s->image && elf_version(EV_CURRENT) != EV_NONE)
-		s->elf = elf_memory(s->image, (size_t)st.st_size);
+	memset(s->image + len, 0, IMAGE_PAD);
+	if (elf_version(EV_CURRENT) != EV_NONE)
+		s->elf = elf_memory(s->image, len);
 	s->dw = s->elf ? dwarf_begin_elf(s->elf, DWARF_C_READ, NULL) : NULL;
 	if (!s->dw) {
 		/* No DWARF in it (or not ELF): nothing to say. */
