@@ -75,6 +75,12 @@ struct pmclog_archive {
 	struct job *q;
 	size_t qcap, qhead, qlen;
 	struct job *cur;		/* the worker's job, whose BUILDID may come late */
+	/*
+	 * The delivering thread's: the last MAP_IN, queued only with the
+	 * record after it, which is its BUILDID when it has one (path NULL:
+	 * none held).
+	 */
+	struct job held;
 	bool stop;			/* no more jobs: the worker ends when done */
 	bool orphan;			/* ... and frees the archive */
 	pthread_t thread;
@@ -514,6 +520,7 @@ static void free_archive(struct pmclog_archive *a)
 		free(a->copied[i].path);
 	for (size_t i = 0; i < a->qlen; i++)
 		free(a->q[(a->qhead + i) % a->qcap].path);
+	free(a->held.path);
 	free(a->copied);
 	free(a->q);
 	free(a->dir);
@@ -561,32 +568,53 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* The held MAP_IN, if any, to the worker. */
+static void release_held(struct pmclog_archive *a)
+{
+	if (!a->held.path)
+		return;
+	pthread_mutex_lock(&a->lock);
+	if (a->qlen == a->qcap) {
+		a->stats.dropped++;
+		free(a->held.path);
+	} else {
+		a->q[(a->qhead + a->qlen++) % a->qcap] = a->held;
+		pthread_cond_signal(&a->more);
+	}
+	pthread_mutex_unlock(&a->lock);
+	a->held.path = NULL;
+}
+
+/* Any record but a BUILDID ends the wait of the MAP_IN before it. */
+static int on_record(struct pmclog_tool *tool, const struct pmclog_record *rec)
+{
+	if (rec->type != PMCLOG_TYPE_BUILDID)
+		release_held(container_of(tool, struct pmclog_archive, tool));
+	return 0;
+}
+
 static int on_map_in(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
 	struct pmclog_archive *a = container_of(tool, struct pmclog_archive, tool);
 	const struct pmclog_map_in *m = rec->rec.map_in;
-	struct job *j;
 	char *path;
 
 	if (m->pid == PMCLOG_PID_KERNEL || (m->flags & PMCLOG_MAP_F_ANON) ||
 	    !path_ok(rec->path))
 		return 0;
 	path = strdup(rec->path);
-	pthread_mutex_lock(&a->lock);
-	if (!path || a->qlen == a->qcap) {
-		a->stats.dropped++;
-		pthread_mutex_unlock(&a->lock);
-		free(path);
+	if (!path) {
+		count(a, &a->stats.dropped, 1);
 		return 0;
 	}
-	j = &a->q[(a->qhead + a->qlen++) % a->qcap];
-	*j = (struct job){ .pid = m->pid, .start = m->start, .end = m->end, .path = path };
-	pthread_cond_signal(&a->more);
-	pthread_mutex_unlock(&a->lock);
+	a->held = (struct job){ .pid = m->pid, .start = m->start, .end = m->end, .path = path };
 	return 0;
 }
 
-/* j is the map b is of: its file must have b's build-id.  Lock held. */
+/*
+ * j is the map b is of: its file must have b's build-id.  Lock held, or
+ * j the held MAP_IN.
+ */
 static bool take_buildid(struct job *j, const struct pmclog_buildid *b)
 {
 	if (!j || j->pid != b->pid || j->start != b->start)
@@ -599,8 +627,9 @@ static bool take_buildid(struct job *j, const struct pmclog_buildid *b)
 }
 
 /*
- * The build-id of a map queued, or being copied: the worker compares it
- * with its copy's once the copy is made.
+ * The build-id of the MAP_IN just before it, as the module writes them,
+ * which goes to the worker with it; else of a map queued, or being
+ * copied: the worker compares it with its copy's once the copy is made.
  */
 static int on_buildid(struct pmclog_tool *tool, const struct pmclog_record *rec)
 {
@@ -608,8 +637,15 @@ static int on_buildid(struct pmclog_tool *tool, const struct pmclog_record *rec)
 	const struct pmclog_buildid *b = rec->rec.buildid;
 	bool found = false;
 
-	if (b->pid == PMCLOG_PID_KERNEL || !b->size || b->size > PMCLOG_BUILD_ID_MAX)
+	if (b->pid == PMCLOG_PID_KERNEL || !b->size || b->size > PMCLOG_BUILD_ID_MAX) {
+		release_held(a);
 		return 0;
+	}
+	if (a->held.path && take_buildid(&a->held, b)) {
+		release_held(a);
+		return 0;
+	}
+	release_held(a);
 	pthread_mutex_lock(&a->lock);
 	/* It follows its MAP_IN: look from the newest. */
 	for (size_t i = a->qlen; i-- > 0 && !found;)
@@ -650,6 +686,7 @@ struct pmclog_archive *pmclog_archive__new(const char *dir,
 	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
 	pthread_cond_init(&a->idle, &cattr);
 	pthread_condattr_destroy(&cattr);
+	a->tool.record = on_record;
 	a->tool.map_in = on_map_in;
 	a->tool.buildid = on_buildid;
 	a->max_bytes = OPTS_GET(opts, max_bytes, 0) ?: ARCHIVE_MAX_BYTES;
@@ -703,6 +740,7 @@ int pmclog_archive__flush(struct pmclog_archive *a, unsigned int timeout_ms)
 	struct timespec until;
 	int err = 0;
 
+	release_held(a);
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += timeout_ms / 1000;
 	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000;

@@ -99,8 +99,9 @@ PMCLOG_API struct pmclog_archive *pmclog_archive__new(const char *dir,
 PMCLOG_API struct pmclog_tool *pmclog_archive__tool(struct pmclog_archive *a);
 
 /*
- * Wait until every map queued so far has been copied (or refused), for
- * at most timeout_ms.  Return: 0, or -ETIMEDOUT (errno set too).
+ * Wait until every map delivered so far has been copied (or refused), for
+ * at most timeout_ms.  From the thread that delivers the records.
+ * Return: 0, or -ETIMEDOUT (errno set too).
  */
 PMCLOG_API int pmclog_archive__flush(struct pmclog_archive *a, unsigned int timeout_ms);
 
